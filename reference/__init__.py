@@ -1,0 +1,42 @@
+"""The reference model of the DeepSeek Harness prompt-assembly contracts.
+
+Small and synchronous where it can be; every module names the contract IDs it implements.
+"""
+
+from .abort import AbortController, Aborted, AbortSignal
+from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
+from .config import PromptConfig
+from .errors import ERROR_KINDS, ContractError
+from .registry import AssembleContext, Change, PromptRegistry, Registration, Scope
+from .render import (
+    interpolate,
+    join_context_sections,
+    render_context_sections,
+    render_prompt,
+)
+from .tool_order import UNLISTED_TOOLS, code_unit_key, order_tools
+
+__all__ = [
+    "ERROR_KINDS",
+    "UNLISTED_TOOLS",
+    "AbortController",
+    "AbortSignal",
+    "Aborted",
+    "AssembleContext",
+    "Assembly",
+    "Change",
+    "ContractError",
+    "PromptConfig",
+    "PromptRegistry",
+    "PromptText",
+    "Registration",
+    "Scope",
+    "ToolContribution",
+    "ToolSchema",
+    "code_unit_key",
+    "interpolate",
+    "join_context_sections",
+    "order_tools",
+    "render_context_sections",
+    "render_prompt",
+]

@@ -1,0 +1,63 @@
+"""A small AbortController / AbortSignal pair, after the web platform's.
+
+PROMPT-CANCEL-TEST: "The assembly context carries the turn's abort signal so a cooperative listener
+can stop early." The first ``abort(reason)`` wins, as in the upstream ("The first cause wins, per
+standard AbortController semantics").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+
+class Aborted(Exception):
+    """Raised by `AbortSignal.raise_if_aborted`; ``reason`` is the first abort cause."""
+
+    def __init__(self, reason: Any) -> None:
+        super().__init__(f"aborted: {reason!r}")
+        self.reason = reason
+
+
+class AbortSignal:
+    def __init__(self) -> None:
+        self._aborted = False
+        self._reason: Any = None
+        self._waiters: list[asyncio.Future[None]] = []
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    @property
+    def reason(self) -> Any:
+        return self._reason
+
+    def raise_if_aborted(self) -> None:
+        if self._aborted:
+            raise Aborted(self._reason)
+
+    async def wait(self) -> None:
+        """Return once the signal is aborted (at once if it already is)."""
+        if self._aborted:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        await waiter
+
+    def _abort(self, reason: Any) -> None:
+        if self._aborted:
+            return
+        self._aborted, self._reason = True, reason
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+
+class AbortController:
+    def __init__(self) -> None:
+        self.signal = AbortSignal()
+
+    def abort(self, reason: Any) -> None:
+        self.signal._abort(reason)

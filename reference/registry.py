@@ -1,0 +1,420 @@
+"""The system-prompt registry: layers, scopes, the five registrations, and ``assemble()``.
+
+Contracts enforced here: PROMPT-REGISTRY-CONTRACT, DESIGN-SCOPED-LAYERS, PROMPT-SCOPE-SHADOW,
+PROMPT-ASSEMBLY-PIPELINE, PROMPT-ASSEMBLY-MUTATION-TEST and PROMPT-VARIABLE-TEST (the tool order
+itself is in `tool_order`, the rendering of an assembly in `render`).
+
+A *layer* is the global layer (key ``None``) or one `Scope`. Every registration is made in one
+layer and returns a `Registration` whose ``release()`` undoes it. An assembly for scope S reads the
+global layer, then every layer on S's chain from the farthest ancestor to S itself; for sections,
+contexts and variables the nearest layer wins a name.
+
+`assemble` is the only coroutine: providers and ``system-prompt/assemble`` listeners may be async
+(a listener may wait on a gate or on the turn's abort signal, PROMPT-CANCEL-TEST).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeVar
+
+from .abort import AbortSignal
+from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
+from .config import PromptConfig
+from .errors import ContractError
+from .render import is_variable_name
+from .tool_order import order_tools
+
+#: The built-in sections (CONTRACTS.md, "Literal constants").
+IDENTITY_SECTION: Final = "harness:identity"
+IDENTITY_ORDER: Final = -100
+IDENTITY_TEXT: Final = "You are an AI agent powered by DeepSeek Harness."
+PERSONA_SECTION: Final = "deployment:persona"
+PERSONA_ORDER: Final = 0
+
+T = TypeVar("T")
+MaybeAwaitable = T | Awaitable[T]
+
+
+@dataclass(frozen=True, eq=False)
+class Scope:
+    """A registration scope (in the loop: an agent). Compared by identity, like an agent object."""
+
+    name: str
+    parent: Scope | None = None
+
+    def lineage(self) -> list[Scope]:
+        """The chain from the farthest ancestor down to this scope itself."""
+        chain: list[Scope] = []
+        scope: Scope | None = self
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        chain.reverse()
+        return chain
+
+    def __repr__(self) -> str:
+        return f"Scope({self.name!r})"
+
+
+@dataclass(frozen=True)
+class AssembleContext:
+    """What providers and listeners are given. The loop passes ``{agent, scope: agent, signal}``."""
+
+    scope: Scope | None = None
+    agent: object | None = None
+    signal: AbortSignal | None = None
+
+
+TextSource = str | Callable[[AssembleContext], MaybeAwaitable[str]]
+VariableProvider = Callable[[AssembleContext], MaybeAwaitable[str | None]]
+ToolProvider = Callable[[AssembleContext], MaybeAwaitable[ToolContribution]]
+Next = Callable[[], Awaitable[Assembly]]
+AssembleListener = Callable[[Assembly, AssembleContext, Next], MaybeAwaitable[Assembly]]
+
+RegistrationKind = Literal["section", "context", "variable", "tool-provider", "suppressor"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One ``system-prompt/change`` notification: a registration or a release."""
+
+    action: Literal["register", "release"]
+    kind: RegistrationKind
+    name: str | None
+    scope: Scope | None
+
+
+class Registration:
+    """The release handle of one registration. Releasing twice is a no-op (and notifies once)."""
+
+    def __init__(self, undo: Callable[[], None]) -> None:
+        self._undo: Callable[[], None] | None = undo
+
+    @property
+    def released(self) -> bool:
+        return self._undo is None
+
+    def release(self) -> None:
+        undo, self._undo = self._undo, None
+        if undo is not None:
+            undo()
+
+
+@dataclass(eq=False)
+class _Section:
+    name: str
+    order: float
+    text: TextSource
+    complete: bool = False
+
+
+@dataclass(eq=False)
+class _Variable:
+    name: str
+    provider: VariableProvider
+
+
+@dataclass(eq=False)
+class _Listener:
+    scope: Scope | None
+    listener: AssembleListener
+
+
+@dataclass
+class _Layer:
+    sections: dict[str, _Section] = field(default_factory=dict)
+    contexts: dict[str, _Section] = field(default_factory=dict)
+    variables: dict[str, _Variable] = field(default_factory=dict)
+    tool_providers: list[ToolProvider] = field(default_factory=list)
+    suppressors: list[object] = field(default_factory=list)
+
+
+class PromptRegistry:
+    """Registrations in layers, and their assembly into one `Assembly` per scope."""
+
+    def __init__(self, config: PromptConfig | None = None) -> None:
+        self.config = config if config is not None else PromptConfig()
+        self._layers: dict[Scope | None, _Layer] = {}
+        self._listeners: list[_Listener] = []
+        self._observers: list[Callable[[Change], None]] = []
+        # "Identity and persona are ordinary sections (a scoped section of the same name shadows
+        # them), not string concatenation." Registered before anyone can observe changes.
+        if self.config.include_harness_identity:
+            self.add_section(IDENTITY_SECTION, IDENTITY_ORDER, IDENTITY_TEXT)
+        self.add_section(PERSONA_SECTION, PERSONA_ORDER, self.config.persona)
+
+    # -- change notifications ---------------------------------------------------------------
+
+    def subscribe(self, observer: Callable[[Change], None]) -> Registration:
+        """Observe every ``system-prompt/change`` (unfiltered: all layers, all scopes)."""
+        self._observers.append(observer)
+        return Registration(lambda: self._observers.remove(observer))
+
+    def _notify(self, change: Change) -> None:
+        for observer in list(self._observers):
+            observer(change)
+
+    # -- the five registrations -------------------------------------------------------------
+
+    def add_section(
+        self,
+        name: str,
+        order: float,
+        text: TextSource,
+        *,
+        complete: bool = False,
+        scope: Scope | None = None,
+    ) -> Registration:
+        _check_order("section", name, order)
+        entry = _Section(name, order, text, complete)
+        return self._add_named("section", self._layer(scope).sections, entry, scope)
+
+    def add_context(
+        self, name: str, order: float, text: TextSource, *, scope: Scope | None = None
+    ) -> Registration:
+        _check_order("context", name, order)
+        entry = _Section(name, order, text)
+        return self._add_named("context", self._layer(scope).contexts, entry, scope)
+
+    def add_variable(
+        self, name: str, provider: VariableProvider, *, scope: Scope | None = None
+    ) -> Registration:
+        if not isinstance(name, str) or not is_variable_name(name):
+            raise ContractError(
+                "invalid-variable-name",
+                f"variable name {name!r} does not match [a-z][a-z0-9_]*",
+                where=str(name),
+            )
+        entry = _Variable(name, provider)
+        return self._add_named("variable", self._layer(scope).variables, entry, scope)
+
+    def add_tool_provider(
+        self, provider: ToolProvider, *, scope: Scope | None = None
+    ) -> Registration:
+        return self._add_listed("tool-provider", self._layer(scope).tool_providers, provider, scope)
+
+    def add_suppressor(self, *, scope: Scope | None = None) -> Registration:
+        """Suppress runtime context for assemblies that see this layer."""
+        return self._add_listed("suppressor", self._layer(scope).suppressors, object(), scope)
+
+    def add_assemble_listener(
+        self, listener: AssembleListener, *, scope: Scope | None = None
+    ) -> Registration:
+        """Join the ``system-prompt/assemble`` waterfall (not a registration: no change event).
+
+        Listeners run in the order they were added, the first one outermost; each gets the
+        registry's assembly, the context and ``next``, and what it returns is authoritative.
+        A scoped listener sees assemblies of its scope and of that scope's descendants only.
+        """
+        entry = _Listener(scope, listener)
+        self._listeners.append(entry)
+        return Registration(lambda: self._listeners.remove(entry))
+
+    def _layer(self, scope: Scope | None) -> _Layer:
+        return self._layers.setdefault(scope, _Layer())
+
+    def _add_named(
+        self,
+        kind: RegistrationKind,
+        table: dict[str, Any],
+        entry: _Section | _Variable,
+        scope: Scope | None,
+    ) -> Registration:
+        if entry.name in table:
+            raise ContractError(
+                "duplicate-registration",
+                f"{kind} {entry.name!r} is already registered in {_layer_name(scope)}",
+                where=entry.name,
+            )
+        table[entry.name] = entry
+        self._notify(Change("register", kind, entry.name, scope))
+
+        def undo() -> None:
+            if table.get(entry.name) is entry:
+                del table[entry.name]
+            self._notify(Change("release", kind, entry.name, scope))
+
+        return Registration(undo)
+
+    def _add_listed(
+        self, kind: RegistrationKind, table: list[Any], entry: object, scope: Scope | None
+    ) -> Registration:
+        table.append(entry)
+        self._notify(Change("register", kind, None, scope))
+
+        def undo() -> None:
+            # By identity: the same provider callable may be registered more than once.
+            del table[next(i for i, item in enumerate(table) if item is entry)]
+            self._notify(Change("release", kind, None, scope))
+
+        return Registration(undo)
+
+    # -- assembly ---------------------------------------------------------------------------
+
+    async def assemble(self, context: AssembleContext | None = None) -> Assembly:
+        """Assemble the prompt for ``context.scope`` (PROMPT-ASSEMBLY-PIPELINE, in its order)."""
+        context = context if context is not None else AssembleContext()
+        # "the scope chain and whether runtime context is suppressed are fixed when it starts"
+        chain: list[Scope | None] = [None, *(context.scope.lineage() if context.scope else [])]
+        suppressed = not self.config.include_runtime_context or any(
+            layer.suppressors for layer in self._existing_layers(chain)
+        )
+
+        # 1. evaluate variables
+        variables = await self._evaluate_variables(chain, context)
+
+        # 2. form the effective section and context maps — before any text is evaluated, so a
+        #    shadowed provider is never called (PROMPT-SCOPE-SHADOW).
+        sections = self._effective(chain, "sections")
+        contexts = self._effective(chain, "contexts")
+
+        # 3. snapshot the tool providers, evaluate each once
+        providers = [p for layer in self._existing_layers(chain) for p in layer.tool_providers]
+        schemas: list[ToolSchema] = []
+        known_names: set[str] = set()
+        for provider in providers:
+            contribution = await _resolve(provider(context))
+            if not isinstance(contribution, ToolContribution):
+                raise TypeError(
+                    f"a tool provider returned {type(contribution).__name__}, "
+                    "expected a ToolContribution"
+                )
+            kept = [ToolSchema.keep(schema) for schema in contribution.schemas]
+            schemas.extend(kept)
+            names = contribution.known_names
+            known_names.update(names if names is not None else (s.name for s in kept))
+
+        # 4. sort sections (ties: effective-map position; `sorted` is stable); at most one complete
+        ordered_sections = sorted(sections.values(), key=lambda entry: entry.order)
+        complete = [entry.name for entry in ordered_sections if entry.complete]
+        if len(complete) > 1:
+            raise ContractError(
+                "multiple-complete-sections",
+                f"more than one effective section is complete: {complete}",
+                where=", ".join(complete),
+            )
+
+        # 5. evaluate section texts, remembering the complete one
+        section_texts = [await _evaluate_text(entry, context) for entry in ordered_sections]
+        remembered = next(
+            (
+                text
+                for entry, text in zip(ordered_sections, section_texts, strict=True)
+                if entry.complete
+            ),
+            None,
+        )
+
+        # 6. evaluate context texts, unless suppressed: then no context provider runs
+        context_texts: list[PromptText] = []
+        if not suppressed:
+            ordered_contexts = sorted(contexts.values(), key=lambda entry: entry.order)
+            context_texts = [await _evaluate_text(entry, context) for entry in ordered_contexts]
+
+        # 7. order tools
+        tools = order_tools(schemas, known_names, self.config.tool_order)
+
+        # 8. the waterfall; its returned value is authoritative
+        result = await self._waterfall(
+            Assembly(section_texts, context_texts, tools, variables), context, chain
+        )
+
+        # 9. final constraints
+        if remembered is not None:
+            result.sections = [PromptText(remembered.name, remembered.text)]
+        if suppressed:
+            result.contexts = []
+        return result
+
+    def _existing_layers(self, chain: list[Scope | None]) -> list[_Layer]:
+        return [self._layers[key] for key in chain if key in self._layers]
+
+    def _effective(self, chain: list[Scope | None], table: str) -> dict[str, _Section]:
+        # dict.update keeps an existing key's position: the shadowing entry takes the slot of
+        # the entry it shadows ("ties by position in the effective map").
+        effective: dict[str, _Section] = {}
+        for layer in self._existing_layers(chain):
+            effective.update(getattr(layer, table))
+        return effective
+
+    async def _evaluate_variables(
+        self, chain: list[Scope | None], context: AssembleContext
+    ) -> dict[str, str | None]:
+        """PROMPT-VARIABLE-TEST: iterate the *live* layer tables, global then farthest->nearest.
+
+        Like a JavaScript Map iterator: an entry added while iterating is visited in this same
+        pass, an entry released before its turn is not. Every provider runs; a nearer layer's
+        value overwrites a farther one's.
+        """
+        values: dict[str, str | None] = {}
+        for key in chain:
+            visited: set[_Variable] = set()
+            while True:
+                table = self._layers[key].variables if key in self._layers else {}
+                pending = [entry for entry in table.values() if entry not in visited]
+                if not pending:
+                    break
+                for entry in pending:
+                    if table.get(entry.name) is not entry:
+                        continue  # released (or replaced) by an earlier provider in this pass
+                    visited.add(entry)
+                    value = await _resolve(entry.provider(context))
+                    if value is not None and not isinstance(value, str):
+                        raise TypeError(
+                            f"variable {entry.name!r}: provider returned "
+                            f"{type(value).__name__}, expected str or None"
+                        )
+                    values[entry.name] = value
+        return values
+
+    async def _waterfall(
+        self, assembly: Assembly, context: AssembleContext, chain: list[Scope | None]
+    ) -> Assembly:
+        listeners = [entry for entry in self._listeners if entry.scope in chain]
+
+        async def call(index: int) -> Assembly:
+            if index == len(listeners):
+                return assembly
+            result = await _resolve(
+                listeners[index].listener(assembly, context, lambda: call(index + 1))
+            )
+            if not isinstance(result, Assembly):
+                raise TypeError(
+                    f"system-prompt/assemble listener #{index} returned "
+                    f"{type(result).__name__}, expected an Assembly"
+                )
+            return result
+
+        return await call(0)
+
+
+async def _resolve(value: MaybeAwaitable[T]) -> T:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+async def _evaluate_text(entry: _Section, context: AssembleContext) -> PromptText:
+    text = entry.text if isinstance(entry.text, str) else await _resolve(entry.text(context))
+    if not isinstance(text, str):
+        raise TypeError(
+            f"{entry.name!r}: text provider returned {type(text).__name__}, expected str"
+        )
+    return PromptText(entry.name, text)
+
+
+def _check_order(kind: str, name: str, order: float) -> None:
+    if isinstance(order, bool) or not isinstance(order, int | float) or not math.isfinite(order):
+        raise ContractError(
+            "invalid-order",
+            f"{kind} {name!r} has order {order!r}; it must be a finite number",
+            where=name,
+        )
+
+
+def _layer_name(scope: Scope | None) -> str:
+    return "the global layer" if scope is None else f"scope {scope.name!r}"

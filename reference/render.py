@@ -1,0 +1,129 @@
+"""Strict ``{{name}}`` rendering of sections and runtime contexts (PROMPT-STRICT-RENDER).
+
+The whole grammar, from CONTRACTS.md:
+
+    Interpolation scans left to right for `{{`; at each one:
+    - if the text there matches `{{` + (no `{` or `}` characters) + `}}`, that is a group: its inner
+      name must match the grammar (else `render-malformed-reference`), must be a registered
+      variable (else `render-unknown-variable`), and must have a value (else
+      `render-undefined-variable`); the value is inserted verbatim and never re-scanned;
+    - otherwise, if a `}}` occurs anywhere later in the text, fail `render-malformed-reference`;
+      if not, the `{{` is literal text and scanning continues after it.
+
+"A conforming renderer MUST be linear in the text length." `interpolate` reads every character a
+bounded number of times: the inside of a candidate group is brace-free, so it is never read again
+after the group is accepted or rejected, and whether a `}}` occurs later is one comparison against
+the position of the *last* `}}`, found once per text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from .assembly import Assembly, PromptText
+from .errors import ContractError
+
+#: Variable names: `^[a-z][a-z0-9_]*$` (ASCII only; matched with fullmatch, so no trailing newline).
+VARIABLE_NAME: Final = re.compile(r"[a-z][a-z0-9_]*")
+
+#: Joiner between rendered sections, and between context sections in the runtime-context body.
+SECTION_JOINER: Final = "\n\n"
+
+#: LOOP-RUNTIME-CONTEXT: the snapshot text is this preamble, the joiner, then the body.
+RUNTIME_CONTEXT_PREAMBLE: Final = (
+    "Current runtime context. This snapshot supersedes earlier runtime-context snapshots."
+)
+
+
+_BRACE_FREE_RUN: Final = re.compile(r"[^{}]*")
+
+
+def is_variable_name(name: str) -> bool:
+    return VARIABLE_NAME.fullmatch(name) is not None
+
+
+def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -> str:
+    """Replace every ``{{name}}`` group in ``text``; ``where`` names the section or context.
+
+    Raises `ContractError` for the first failing reference, left to right, with no partial
+    output. For one reference the checks run malformed -> name grammar -> registered -> value.
+    """
+    out: list[str] = []
+    last_close = text.rfind("}}")
+    literal_from = 0
+    i = text.find("{{")
+    while i != -1:
+        inner_start = i + 2
+        j = _BRACE_FREE_RUN.match(text, inner_start).end()
+        if text.startswith("}}", j):
+            name = text[inner_start:j]
+            out.append(text[literal_from:i])
+            out.append(_value_of(name, variables, where=where))
+            literal_from = j + 2
+            i = text.find("{{", literal_from)
+            continue
+        if last_close >= inner_start:
+            raise ContractError(
+                "render-malformed-reference",
+                f"{where}: '{{{{' at offset {i} does not open a '{{{{name}}}}' reference, "
+                f"but a '}}}}' follows at offset {last_close}",
+                where=where,
+            )
+        # No `}}` anywhere later: this `{{` and everything after it is literal text.
+        break
+    out.append(text[literal_from:])
+    return "".join(out)
+
+
+def _value_of(name: str, variables: Mapping[str, str | None], *, where: str) -> str:
+    if not is_variable_name(name):
+        raise ContractError(
+            "render-malformed-reference",
+            f"{where}: {{{{{name}}}}} is not a reference; names match [a-z][a-z0-9_]*",
+            where=where,
+        )
+    # An own key of the variable table, never an inherited name: `in` on a plain mapping of
+    # registered names only, so `constructor` or `__class__` are unknown unless registered.
+    if name not in variables:
+        raise ContractError(
+            "render-unknown-variable",
+            f"{where}: {{{{{name}}}}} is not a registered variable",
+            where=where,
+        )
+    value = variables[name]
+    if value is None:
+        raise ContractError(
+            "render-undefined-variable", f"{where}: variable {name!r} has no value", where=where
+        )
+    return value
+
+
+def render_texts(
+    texts: Iterable[PromptText], variables: Mapping[str, str | None]
+) -> list[PromptText]:
+    """Interpolate each text and drop those that render to ``''``."""
+    rendered = (
+        PromptText(entry.name, interpolate(entry.text, variables, where=entry.name))
+        for entry in texts
+    )
+    return [entry for entry in rendered if entry.text]
+
+
+def render_prompt(assembly: Assembly) -> str:
+    """The system string: the interpolated non-empty sections, joined (all empty: ``''``)."""
+    return SECTION_JOINER.join(
+        entry.text for entry in render_texts(assembly.sections, assembly.variables)
+    )
+
+
+def render_context_sections(assembly: Assembly) -> list[PromptText]:
+    """The runtime-context sections, interpolated like the prompt, empty ones dropped."""
+    return render_texts(assembly.contexts, assembly.variables)
+
+
+def join_context_sections(sections: Iterable[PromptText]) -> str:
+    """The runtime-context snapshot text: preamble, joiner, body; ``''`` when the body is empty."""
+    body = SECTION_JOINER.join(entry.text for entry in sections)
+    return f"{RUNTIME_CONTEXT_PREAMBLE}{SECTION_JOINER}{body}" if body else ""
