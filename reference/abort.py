@@ -8,6 +8,7 @@ standard AbortController semantics").
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 
@@ -23,7 +24,7 @@ class AbortSignal:
     def __init__(self) -> None:
         self._aborted = False
         self._reason: Any = None
-        self._waiters: list[asyncio.Future[None]] = []
+        self._listeners: list[Callable[[], None]] = []
 
     @property
     def aborted(self) -> bool:
@@ -37,22 +38,26 @@ class AbortSignal:
         if self._aborted:
             raise Aborted(self._reason)
 
+    def add_listener(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once when the signal aborts (at once if it already has)."""
+        if self._aborted:
+            callback()
+        else:
+            self._listeners.append(callback)
+
     async def wait(self) -> None:
         """Return once the signal is aborted (at once if it already is)."""
-        if self._aborted:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.add_listener(lambda: waiter.done() or waiter.set_result(None))
         await waiter
 
     def _abort(self, reason: Any) -> None:
         if self._aborted:
             return
         self._aborted, self._reason = True, reason
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        listeners, self._listeners = self._listeners, []
+        for callback in listeners:
+            callback()
 
 
 class AbortController:

@@ -1,0 +1,162 @@
+"""A conformance case, and the comparison of its expected observations with what was observed.
+
+A case is data: a stable ``id``, the contract IDs it checks, the capabilities it needs, a ``why``
+quoting the rule its expectations were worked out from, and its ops (each may carry an ``expect``,
+see `conformance.scenario`). `mismatches` turns a difference into sentences a person can act on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+Json = Any
+
+#: Every contract ID of CONTRACTS.md; a case naming anything else is a bug in the suite.
+CONTRACT_IDS: Final = (
+    "ROOT-MODEL",
+    "LOGGEDLOOP-REQUEST-INVARIANT",
+    "PROMPT-REGISTRY-CONTRACT",
+    "DESIGN-SCOPED-LAYERS",
+    "PROMPT-SCOPE-SHADOW",
+    "PROMPT-ASSEMBLY-PIPELINE",
+    "PROMPT-ASSEMBLY-MUTATION-TEST",
+    "PROMPT-VARIABLE-TEST",
+    "PROMPT-STRICT-RENDER",
+    "PROMPT-CANCEL-TEST",
+    "PROMPT-TOOL-ORDER",
+    "PROMPT-STEP-BOUNDARY",
+    "PROMPT-RETRY-BOUNDARY",
+    "LOOP-REQUEST-ERROR-TEST",
+    "LOOP-RUNTIME-CONTEXT",
+    "PROMPT-HEADER-CANONICAL",
+    "LOOP-REQUEST-BUILD",
+    "PROMPT-HEADER-CHANGE-TEST",
+    "PROMPT-DEEPSEEK-WIRE",
+    "PROMPT-CACHE-E2E",
+)
+
+#: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
+_STATE_OPS: Final = frozenset(
+    {"configure", "scope", "register", "release", "listen", "open", "abort", "mutate"}
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    contracts: tuple[str, ...]
+    why: str
+    ops: tuple[Json, ...]
+    requires: tuple[str, ...] = ("registry",)
+    tags: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        unknown = [contract for contract in self.contracts if contract not in CONTRACT_IDS]
+        if unknown or not self.contracts:
+            raise ValueError(f"case {self.id!r}: unknown or missing contract IDs {unknown}")
+
+    def scenario(self) -> Json:
+        """The scenario as sent to the implementation: the ops without their expectations."""
+        return {"ops": [{k: v for k, v in op.items() if k != "expect"} for op in self.ops]}
+
+
+def expected_observation(op: Json) -> Json | None:
+    """What ``op`` must produce, or ``None`` when the case does not check it."""
+    if "expect" in op:
+        return op["expect"]
+    return {"ok": True} if op["op"] in _STATE_OPS else None
+
+
+def mismatches(case: Case, observations: list[Json]) -> list[str]:
+    """Every difference between the case's expectations and ``observations``, as sentences."""
+    if not isinstance(observations, list) or len(observations) != len(case.ops):
+        count = len(observations) if isinstance(observations, list) else "no list of"
+        return [f"expected {len(case.ops)} observations (one per op), got {count}"]
+    problems = []
+    for index, (op, observed) in enumerate(zip(case.ops, observations, strict=True)):
+        expected = expected_observation(op)
+        if expected is None:
+            continue
+        problem = compare(expected, observed)
+        if problem:
+            problems.append(f"op #{index} {describe_op(op)}: {problem}")
+    return problems
+
+
+def compare(expected: Json, observed: Json) -> str | None:
+    """``None`` if ``observed`` satisfies ``expected``, else what differs."""
+    if not isinstance(observed, dict):
+        return f"expected {_show(expected)}, got {_show(observed)}"
+    if "error" in observed and "error" not in expected:
+        got = observed["error"]
+        return (
+            f"expected {_show(expected)}, got error {got.get('kind')!r}: "
+            f"{got.get('message', '')}".rstrip(": ")
+        )
+    if "assembly" in expected:
+        if "assembly" not in observed:
+            return f"expected an assembly, got {_show(observed)}"
+        return _compare_fields(expected["assembly"], observed["assembly"], "")
+    if "error" in expected:
+        want, got = expected["error"], observed.get("error")
+        if not isinstance(got, dict):
+            return f"expected error {want['kind']!r}, got {_show(observed)}"
+        if got.get("kind") != want["kind"]:
+            return f"expected error {want['kind']!r}, got error {got.get('kind')!r}: {_show(got)}"
+        if "where" in want and got.get("where") != want["where"]:
+            return (
+                f"error {want['kind']!r} must name {want['where']!r} as where it happened, "
+                f"got {got.get('where')!r}"
+            )
+        return None
+    if "evaluations" in expected:
+        got_counts = observed.get("evaluations", {})
+        for counter, count in expected["evaluations"].items():
+            if got_counts.get(counter) != count:
+                return (
+                    f"expected {counter!r} evaluated {count} time(s), "
+                    f"got {got_counts.get(counter)!r}"
+                )
+        if "changes" in expected and observed.get("changes") != expected["changes"]:
+            return (
+                f"expected {expected['changes']} change notification(s), "
+                f"got {observed.get('changes')!r}"
+            )
+        return None
+    return _compare_fields(expected, observed, "")
+
+
+def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
+    if not isinstance(observed, dict):
+        return f"expected {_show(expected)}, got {_show(observed)}"
+    for key, want in expected.items():
+        got = observed.get(key, "<absent>")
+        # Tool schemas are compared by serialization, key order included (PROMPT-HEADER-CANONICAL
+        # compares them that way, so an implementation must keep `parameters` key order).
+        same = _ordered(want) == _ordered(got) if key == "tools" else want == got
+        if not same:
+            return f"{prefix}{key}: expected {_show(want)}, got {_show(got)}"
+    return None
+
+
+def _ordered(value: Json) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _show(value: Json, limit: int = 600) -> str:
+    shown = json.dumps(value, ensure_ascii=False)
+    return shown if len(shown) <= limit else shown[:limit] + "…"
+
+
+def describe_op(op: Json) -> str:
+    """A short label such as ``assemble a1`` or ``register section 'x'``."""
+    name = op.get("op", "?")
+    if name == "register":
+        label = op.get("name") or op.get("handle")
+        return f"(register {op.get('kind')} {label!r})"
+    for key in ("assembly", "handle", "scope", "gate"):
+        if key in op and op[key] is not None:
+            return f"({name} {op[key]})"
+    return f"({name})"
