@@ -1,0 +1,109 @@
+"""The suite's side of conformance/PROTOCOL.md: the handshake, the outcomes, and their checks.
+
+Responses are checked structurally here, at run time, so that a malformed answer becomes a clear
+``errored`` outcome instead of a confusing comparison failure. The full JSON Schema
+(``protocol.schema.json``) is enforced by the suite's own tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+Json = Any
+
+PROTOCOL_VERSION: Final = 1
+
+#: Capabilities protocol version 1 knows. An implementation may list others; they are ignored.
+CAPABILITIES: Final = ("registry",)
+
+
+class ProtocolError(Exception):
+    """The implementation broke the protocol (bad handshake, malformed or mismatched response)."""
+
+
+@dataclass(frozen=True)
+class Handshake:
+    name: str
+    version: str
+    capabilities: frozenset[str]
+    language: str | None = None
+
+    def describe(self) -> str:
+        language = f", {self.language}" if self.language else ""
+        capabilities = ", ".join(sorted(self.capabilities)) or "none"
+        return f"{self.name} {self.version}{language}; capabilities: {capabilities}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one ``run`` produced: observations, a skip with its reason, or an error with context."""
+
+    kind: Literal["observed", "skipped", "errored"]
+    observations: list[Json] = field(default_factory=list)
+    reason: str = ""
+    context: Json = None
+
+    @classmethod
+    def errored(cls, reason: str, **context: Json) -> Outcome:
+        return cls("errored", reason=reason, context=context or None)
+
+
+def start_message() -> Json:
+    return {"type": "start", "protocol": PROTOCOL_VERSION}
+
+
+def run_message(case_id: str, scenario: Json) -> Json:
+    return {"type": "run", "case": case_id, "scenario": scenario}
+
+
+STOP_MESSAGE: Final = {"type": "stop"}
+
+
+def parse_handshake(message: Json) -> Handshake:
+    if not isinstance(message, dict) or message.get("type") != "started":
+        raise ProtocolError(f"expected a 'started' message in answer to 'start', got {message!r}")
+    if message.get("protocol") != PROTOCOL_VERSION:
+        raise ProtocolError(
+            f"the implementation speaks protocol {message.get('protocol')!r}; "
+            f"this suite speaks protocol {PROTOCOL_VERSION}"
+        )
+    implementation = message.get("implementation")
+    capabilities = message.get("capabilities")
+    if not isinstance(implementation, dict) or not isinstance(implementation.get("name"), str):
+        raise ProtocolError("'started.implementation' must be an object with a string 'name'")
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        raise ProtocolError("'started.capabilities' must be a list of strings")
+    return Handshake(
+        name=implementation["name"],
+        version=str(implementation.get("version", "?")),
+        language=implementation.get("language"),
+        capabilities=frozenset(capabilities),
+    )
+
+
+def parse_outcome(message: Json, case_id: str) -> Outcome:
+    if not isinstance(message, dict):
+        raise ProtocolError(f"expected a JSON object in answer to 'run', got {message!r}")
+    kind = message.get("type")
+    if message.get("case") != case_id and kind != "errored":
+        raise ProtocolError(
+            f"answer names case {message.get('case')!r}, but case {case_id!r} was sent"
+        )
+    if kind == "observed":
+        observations = message.get("observations")
+        if not isinstance(observations, list):
+            raise ProtocolError("'observed.observations' must be a list")
+        return Outcome("observed", observations=observations)
+    if kind == "skipped":
+        reason = message.get("reason")
+        if not isinstance(reason, str) or not reason:
+            raise ProtocolError("'skipped' needs a non-empty string 'reason'")
+        return Outcome("skipped", reason=reason)
+    if kind == "errored":
+        return Outcome(
+            "errored",
+            reason="the implementation answered 'errored'",
+            context=message.get("context"),
+        )
+    raise ProtocolError(f"unknown answer type {kind!r} to 'run'")

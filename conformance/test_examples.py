@@ -1,0 +1,22 @@
+"""The example cases (`conformance.cases`), each run once per implementation under test."""
+
+from __future__ import annotations
+
+import pytest
+
+from .case import Case
+from .cases import all_cases
+from .execute import check
+from .transport import Implementation
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, id=case.id, marks=pytest.mark.contract(*case.contracts))
+        for case in all_cases()
+    ],
+)
+def test_example(impl: Implementation, case: Case) -> None:
+    __tracebackhide__ = True
+    check(impl, case)

@@ -1,0 +1,277 @@
+"""The two transports behind one `Implementation` interface: in-process and subprocess.
+
+Both carry the same JSON messages (conformance/PROTOCOL.md). Neither lets a broken implementation
+stop the run: a crash, a hang past the per-case timeout, or output that is not a protocol message
+becomes an ``errored`` `Outcome` carrying what the implementation printed, and the next case gets
+a fresh start (a new process, or a new worker thread).
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import importlib
+import json
+import os
+import queue
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+from abc import ABC, abstractmethod
+from typing import IO, Any, Final
+
+from .protocol import (
+    STOP_MESSAGE,
+    Handshake,
+    Outcome,
+    ProtocolError,
+    parse_handshake,
+    parse_outcome,
+    run_message,
+    start_message,
+)
+
+Json = Any
+DEFAULT_TIMEOUT: Final = 10.0
+_MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_STDERR_TAIL_LINES: Final = 40
+
+
+class Implementation(ABC):
+    """An implementation under test, as the suite sees it."""
+
+    def __init__(self, label: str, timeout: float) -> None:
+        self.label = label
+        self.timeout = timeout
+        self._handshake: Handshake | None = None
+        #: Set by `conformance.execute.check` on the first error within one test; the plugin
+        #: clears it before each test.
+        self.latched_error: Exception | None = None
+
+    @abstractmethod
+    def handshake(self) -> Handshake:
+        """The implementation's ``started`` answer (raises `ProtocolError` if it gives none)."""
+
+    @abstractmethod
+    def run(self, case_id: str, scenario: Json) -> Outcome:
+        """Send one case; never raises because of what the implementation did."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class InProcess(Implementation):
+    """A Python object with ``handle(message) -> response``, called in a worker thread.
+
+    Messages go through a JSON round trip both ways, so an in-process implementation sees and
+    answers exactly what a subprocess would. A call that outlives the timeout is abandoned (the
+    thread cannot be killed) and later cases get a new worker.
+    """
+
+    def __init__(self, driver: Any, label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(label, timeout)
+        if not callable(getattr(driver, "handle", None)):
+            raise TypeError(f"{label}: {driver!r} has no handle(message) method")
+        self._driver = driver
+        self._pool = self._new_pool()
+
+    @staticmethod
+    def _new_pool() -> concurrent.futures.ThreadPoolExecutor:
+        return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dsh-impl")
+
+    def _call(self, message: Json) -> Json:
+        request = json.loads(json.dumps(message))
+        future = self._pool.submit(self._driver.handle, request)
+        try:
+            response = future.result(timeout=self.timeout)
+        except concurrent.futures.TimeoutError:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            raise
+        return json.loads(json.dumps(response, allow_nan=False))
+
+    def handshake(self) -> Handshake:
+        if self._handshake is None:
+            try:
+                self._handshake = parse_handshake(self._call(start_message()))
+            except concurrent.futures.TimeoutError:
+                raise ProtocolError(f"no answer to 'start' within {self.timeout:g} s") from None
+        return self._handshake
+
+    def run(self, case_id: str, scenario: Json) -> Outcome:
+        try:
+            response = self._call(run_message(case_id, scenario))
+            return parse_outcome(response, case_id)
+        except concurrent.futures.TimeoutError:
+            return Outcome.errored(f"no answer within {self.timeout:g} s")
+        except ProtocolError as error:
+            return Outcome.errored(f"protocol violation: {error}")
+        except (TypeError, ValueError) as error:
+            return Outcome.errored(f"the answer is not a JSON value: {error}")
+        except Exception as error:
+            return Outcome.errored(f"handle() raised {type(error).__name__}: {error}")
+
+    def close(self) -> None:
+        try:
+            self._driver.handle(STOP_MESSAGE)
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Subprocess(Implementation):
+    """An executable speaking JSON lines on stdin/stdout, restarted after any failure."""
+
+    def __init__(self, argv: list[str], label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(label, timeout)
+        self.argv = argv
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+
+    # -- process lifecycle ------------------------------------------------------------------
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        self._lines = queue.Queue()
+        self._stderr = collections.deque(maxlen=_STDERR_TAIL_LINES)
+        try:
+            process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as error:
+            raise ProtocolError(f"cannot start {shlex.join(self.argv)}: {error}") from error
+        assert process.stdout is not None and process.stderr is not None
+        _pump(process.stdout, self._lines.put, end=lambda: self._lines.put(None))
+        _pump(process.stderr, lambda line: self._stderr.append(_text(line)), end=lambda: None)
+        self._process = process
+        return process
+
+    def handshake(self) -> Handshake:
+        """Start the process if it is not running; every (re)start repeats the handshake."""
+        if self._process is not None and self._process.poll() is None:
+            assert self._handshake is not None
+            return self._handshake
+        self._spawn()
+        try:
+            handshake = parse_handshake(self._request(start_message(), "start"))
+        except ProtocolError:
+            self._kill()
+            raise
+        if self._handshake is not None and handshake != self._handshake:
+            raise ProtocolError(f"the restarted implementation answered differently: {handshake}")
+        self._handshake = handshake
+        return handshake
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        try:
+            assert process.stdin is not None
+            process.stdin.write((json.dumps(STOP_MESSAGE) + "\n").encode())
+            process.stdin.close()
+            process.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def _request(self, message: Json, what: str) -> Json:
+        """Send one message and read one answer line; a `_Failure` says what went wrong."""
+        process = self._process
+        assert process is not None and process.stdin is not None
+        try:
+            process.stdin.write((json.dumps(message) + "\n").encode())
+            process.stdin.flush()
+        except OSError as error:
+            raise _Failure(f"could not send '{what}': {error}") from error
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise _Failure(f"no answer to '{what}' within {self.timeout:g} s") from None
+        if line is None:
+            status = process.wait()
+            raise _Failure(f"the process exited (status {status}) instead of answering '{what}'")
+        try:
+            return json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise _Failure(
+                f"printed a line that is not a protocol message in answer to '{what}'",
+                stdout=_text(line),
+            ) from None
+
+    def run(self, case_id: str, scenario: Json) -> Outcome:
+        try:
+            self.handshake()
+            return parse_outcome(self._request(run_message(case_id, scenario), "run"), case_id)
+        except ProtocolError as failure:
+            context = dict(getattr(failure, "context", {}))
+            self._kill()
+            if self._stderr:
+                context["stderr"] = "".join(self._stderr)
+            return Outcome.errored(str(failure), **context)
+
+
+class _Failure(ProtocolError):
+    """A transport failure: what happened, and what the process printed (``context``)."""
+
+    def __init__(self, message: str, **context: str) -> None:
+        super().__init__(message)
+        self.context = context
+
+
+def _pump(stream: IO[bytes], sink: Any, *, end: Any) -> None:
+    def pump() -> None:
+        for line in iter(stream.readline, b""):
+            sink(line)
+        end()
+
+    threading.Thread(target=pump, daemon=True, name="dsh-impl-reader").start()
+
+
+def _text(line: bytes) -> str:
+    return line.decode("utf-8", errors="replace")
+
+
+def load_implementation(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Implementation:
+    """``reference``, ``module:attr`` (an object or class with ``handle``), or a command line.
+
+    A command's program is looked up on PATH, then beside the running Python (a virtual
+    environment's scripts), so ``dsh-reference-harness`` works from an unactivated venv.
+    """
+    if spec == "reference":
+        spec = "reference.harness:Driver"
+        label = "reference"
+    else:
+        label = spec
+    if _MODULE_ATTR.match(spec):
+        module_name, attribute = spec.split(":")
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+        driver = target() if isinstance(target, type) else target
+        return InProcess(driver, label=label, timeout=timeout)
+    argv = shlex.split(spec)
+    if not argv:
+        raise ValueError("--impl needs a value")
+    argv[0] = _which(argv[0])
+    return Subprocess(argv, label=label, timeout=timeout)
+
+
+def _which(program: str) -> str:
+    if os.sep in program:
+        return program
+    beside_python = os.path.join(os.path.dirname(sys.executable), program)
+    return shutil.which(program) or (beside_python if os.path.exists(beside_python) else program)
