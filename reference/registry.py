@@ -273,20 +273,7 @@ class PromptRegistry:
         contexts = self._effective(chain, "contexts")
 
         # 3. snapshot the tool providers, evaluate each once
-        providers = [p for layer in self._existing_layers(chain) for p in layer.tool_providers]
-        schemas: list[ToolSchema] = []
-        known_names: set[str] = set()
-        for provider in providers:
-            contribution = await _resolve(provider(context))
-            if not isinstance(contribution, ToolContribution):
-                raise TypeError(
-                    f"a tool provider returned {type(contribution).__name__}, "
-                    "expected a ToolContribution"
-                )
-            kept = [ToolSchema.keep(schema) for schema in contribution.schemas]
-            schemas.extend(kept)
-            names = contribution.known_names
-            known_names.update(names if names is not None else (s.name for s in kept))
+        schemas, known_names = await self._evaluate_tool_providers(chain, context)
 
         # 4. sort sections (ties: effective-map position; `sorted` is stable); at most one complete
         ordered_sections = sorted(sections.values(), key=lambda entry: entry.order)
@@ -298,11 +285,12 @@ class PromptRegistry:
                 where=", ".join(complete),
             )
 
-        # 5. evaluate section texts, remembering the complete one
+        # 5. evaluate section texts, remembering (a copy of) the complete one: the waterfall gets
+        #    the evaluated objects and may edit them in place.
         section_texts = [await _evaluate_text(entry, context) for entry in ordered_sections]
         remembered = next(
             (
-                text
+                PromptText(text.name, text.text)
                 for entry, text in zip(ordered_sections, section_texts, strict=True)
                 if entry.complete
             ),
@@ -324,8 +312,41 @@ class PromptRegistry:
         )
 
         # 9. final constraints
+        return self._apply_final_constraints(result, remembered, suppressed)
+
+    async def _evaluate_tool_providers(
+        self, chain: list[Scope | None], context: AssembleContext
+    ) -> tuple[list[ToolSchema], set[str]]:
+        """Schemas in provider order (global first, then farthest->nearest) and known names.
+
+        PROMPT-ASSEMBLY-MUTATION-TEST: "Tool-provider membership is snapshotted before any tool
+        provider runs: a provider registered while providers are being evaluated contributes from
+        the next assembly on."
+        """
+        providers = [p for layer in self._existing_layers(chain) for p in layer.tool_providers]
+        schemas: list[ToolSchema] = []
+        known_names: set[str] = set()
+        for provider in providers:
+            contribution = await _resolve(provider(context))
+            if not isinstance(contribution, ToolContribution):
+                raise TypeError(
+                    f"a tool provider returned {type(contribution).__name__}, "
+                    "expected a ToolContribution"
+                )
+            kept = [ToolSchema.keep(schema) for schema in contribution.schemas]
+            schemas.extend(kept)
+            names = contribution.known_names
+            known_names.update(names if names is not None else (s.name for s in kept))
+        return schemas, known_names
+
+    @staticmethod
+    def _apply_final_constraints(
+        result: Assembly, remembered: PromptText | None, suppressed: bool
+    ) -> Assembly:
+        """Step 9: "if a complete section was effective, replace the returned sections with
+        exactly that remembered section; if suppressed, force contexts to `[]`"."""
         if remembered is not None:
-            result.sections = [PromptText(remembered.name, remembered.text)]
+            result.sections = [remembered]
         if suppressed:
             result.contexts = []
         return result
