@@ -38,6 +38,7 @@ Json = Any
 DEFAULT_TIMEOUT: Final = 10.0
 _MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _STDERR_TAIL_LINES: Final = 40
+_EXIT_GRACE: Final = 2.0
 
 
 class Implementation(ABC):
@@ -127,36 +128,14 @@ class Subprocess(Implementation):
     def __init__(self, argv: list[str], label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         super().__init__(label, timeout)
         self.argv = argv
-        self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-
-    # -- process lifecycle ------------------------------------------------------------------
-
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        self._lines = queue.Queue()
-        self._stderr = collections.deque(maxlen=_STDERR_TAIL_LINES)
-        try:
-            process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as error:
-            raise ProtocolError(f"cannot start {shlex.join(self.argv)}: {error}") from error
-        assert process.stdout is not None and process.stderr is not None
-        _pump(process.stdout, self._lines.put, end=lambda: self._lines.put(None))
-        _pump(process.stderr, lambda line: self._stderr.append(_text(line)), end=lambda: None)
-        self._process = process
-        return process
+        self._child: _Child | None = None
 
     def handshake(self) -> Handshake:
         """Start the process if it is not running; every (re)start repeats the handshake."""
-        if self._process is not None and self._process.poll() is None:
+        if self._child is not None and self._child.running():
             assert self._handshake is not None
             return self._handshake
-        self._spawn()
+        self._child = _Child(self.argv)
         try:
             handshake = parse_handshake(self._request(start_message(), "start"))
         except ProtocolError:
@@ -167,43 +146,33 @@ class Subprocess(Implementation):
         self._handshake = handshake
         return handshake
 
-    def _kill(self) -> None:
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
-
-    def close(self) -> None:
-        process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
+    def run(self, case_id: str, scenario: Json) -> Outcome:
         try:
-            assert process.stdin is not None
-            process.stdin.write((json.dumps(STOP_MESSAGE) + "\n").encode())
-            process.stdin.close()
-            process.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
-
-    # -- messages ---------------------------------------------------------------------------
+            self.handshake()
+            return parse_outcome(self._request(run_message(case_id, scenario), "run"), case_id)
+        except ProtocolError as failure:
+            context = dict(getattr(failure, "context", {}))
+            stderr = self._kill()
+            if stderr:
+                context["stderr"] = stderr
+            return Outcome.errored(str(failure), **context)
 
     def _request(self, message: Json, what: str) -> Json:
         """Send one message and read one answer line; a `_Failure` says what went wrong."""
-        process = self._process
-        assert process is not None and process.stdin is not None
+        child = self._child
+        assert child is not None
         try:
-            process.stdin.write((json.dumps(message) + "\n").encode())
-            process.stdin.flush()
+            child.send(message)
         except OSError as error:
             raise _Failure(f"could not send '{what}': {error}") from error
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = child.lines.get(timeout=self.timeout)
         except queue.Empty:
             raise _Failure(f"no answer to '{what}' within {self.timeout:g} s") from None
         if line is None:
-            status = process.wait()
-            raise _Failure(f"the process exited (status {status}) instead of answering '{what}'")
+            raise _Failure(
+                f"the process closed its output ({child.status()}) instead of answering '{what}'"
+            )
         try:
             return json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -212,16 +181,74 @@ class Subprocess(Implementation):
                 stdout=_text(line),
             ) from None
 
-    def run(self, case_id: str, scenario: Json) -> Outcome:
+    def _kill(self) -> str:
+        """Kill the process (if any); the tail of what it wrote to stderr."""
+        child, self._child = self._child, None
+        return child.kill() if child is not None else ""
+
+    def close(self) -> None:
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
+
+
+class _Child:
+    """One process of a `Subprocess`, with the readers that drain its stdout and stderr.
+
+    Each process gets its own line queue and stderr buffer: a reader of a killed process that
+    wakes up late must never feed its end-of-file into the next process's queue.
+    """
+
+    def __init__(self, argv: list[str]) -> None:
         try:
-            self.handshake()
-            return parse_outcome(self._request(run_message(case_id, scenario), "run"), case_id)
-        except ProtocolError as failure:
-            context = dict(getattr(failure, "context", {}))
-            self._kill()
-            if self._stderr:
-                context["stderr"] = "".join(self._stderr)
-            return Outcome.errored(str(failure), **context)
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as error:
+            raise ProtocolError(f"cannot start {shlex.join(argv)}: {error}") from error
+        assert self.process.stdout is not None and self.process.stderr is not None
+        lines: queue.Queue[bytes | None] = queue.Queue()
+        stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+        self.lines = lines
+        self.stderr = stderr
+        _pump(self.process.stdout, lines.put, end=lambda: lines.put(None))
+        self.stderr_reader = _pump(
+            self.process.stderr, lambda line: stderr.append(_text(line)), end=lambda: None
+        )
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def status(self) -> str:
+        try:
+            return f"exit status {self.process.wait(timeout=_EXIT_GRACE)}"
+        except subprocess.TimeoutExpired:
+            return "still running"
+
+    def send(self, message: Json) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps(message) + "\n").encode())
+        self.process.stdin.flush()
+
+    def kill(self) -> str:
+        if self.running():
+            self.process.kill()
+        self.process.wait()
+        # Everything it wrote before dying, once the reader has drained the pipe.
+        self.stderr_reader.join(timeout=_EXIT_GRACE)
+        return "".join(self.stderr)
+
+    def stop(self) -> None:
+        """Ask politely with ``stop``; kill it if it has not exited shortly after."""
+        if self.running():
+            try:
+                self.send(STOP_MESSAGE)
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+                self.process.wait(timeout=_EXIT_GRACE)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
 
 
 class _Failure(ProtocolError):
@@ -232,13 +259,15 @@ class _Failure(ProtocolError):
         self.context = context
 
 
-def _pump(stream: IO[bytes], sink: Any, *, end: Any) -> None:
+def _pump(stream: IO[bytes], sink: Any, *, end: Any) -> threading.Thread:
     def pump() -> None:
         for line in iter(stream.readline, b""):
             sink(line)
         end()
 
-    threading.Thread(target=pump, daemon=True, name="dsh-impl-reader").start()
+    thread = threading.Thread(target=pump, daemon=True, name="dsh-impl-reader")
+    thread.start()
+    return thread
 
 
 def _text(line: bytes) -> str:
