@@ -28,8 +28,8 @@ RUNTIME_CONTEXT_PREAMBLE: Final = (
 )
 
 
-def _op(name: str, expect: Json, **fields: Json) -> Json:
-    op = {"op": name, **{key: value for key, value in fields.items() if value is not _UNSET}}
+def _op(op_name: str, expect: Json, /, **fields: Json) -> Json:
+    op = {"op": op_name, **{key: value for key, value in fields.items() if value is not _UNSET}}
     if expect is not _UNSET:
         op["expect"] = expect
     return op
