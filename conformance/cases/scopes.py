@@ -1,0 +1,608 @@
+"""DESIGN-SCOPED-LAYERS and PROMPT-SCOPE-SHADOW: the global layer plus a scope chain.
+
+Most cases use the chain global → gp → p → c (grandparent, parent, child).
+"""
+
+from __future__ import annotations
+
+from .. import scenario as s
+from ..case import Case
+
+LAYERS = ("DESIGN-SCOPED-LAYERS",)
+SHADOW = ("PROMPT-SCOPE-SHADOW",)
+BUILTINS = [s.IDENTITY, s.EMPTY_PERSONA]
+CHAIN = ("gp", "p", "c")
+LAYER_NAMES = (None, *CHAIN)
+
+
+def _chain() -> list[dict]:
+    """Scopes gp, p (child of gp) and c (child of p)."""
+    return [s.scope("gp"), s.scope("p", "gp"), s.scope("c", "p")]
+
+
+def _label(layer: str | None) -> str:
+    return "g" if layer is None else layer
+
+
+def _sections(*extra: dict) -> list[dict]:
+    return [*BUILTINS, *extra]
+
+
+CASES: list[Case] = [
+    # -- DESIGN-SCOPED-LAYERS: nearest layer wins a name -------------------------------------
+    Case(
+        id="scopes/nearest-section-wins-on-a-chain-of-three",
+        contracts=LAYERS,
+        why=(
+            "An assembly for scope S sees the global layer, then every layer on S's chain from "
+            "the farthest ancestor to S; for sections the nearest layer wins a name."
+        ),
+        ops=(
+            *_chain(),
+            *[
+                s.section(f"x-{_label(lr)}", "x", 1, f"from {_label(lr)}", layer=lr)
+                for lr in LAYER_NAMES
+            ],
+            *[
+                s.assemble(
+                    f"a-{_label(lr)}",
+                    lr,
+                    expect=s.assembly(sections=_sections(s.entry("x", f"from {_label(lr)}"))),
+                )
+                for lr in LAYER_NAMES
+            ],
+        ),
+    ),
+    Case(
+        id="scopes/nearest-context-wins-on-a-chain-of-three",
+        contracts=LAYERS,
+        why="For contexts the nearest layer on the scope chain wins a name.",
+        ops=(
+            *_chain(),
+            *[
+                s.context(f"x-{_label(lr)}", "x", 1, f"from {_label(lr)}", layer=lr)
+                for lr in LAYER_NAMES
+            ],
+            *[
+                s.assemble(
+                    f"a-{_label(lr)}",
+                    lr,
+                    expect=s.assembly(contexts=[s.entry("x", f"from {_label(lr)}")]),
+                )
+                for lr in LAYER_NAMES
+            ],
+        ),
+    ),
+    Case(
+        id="scopes/nearest-variable-wins-on-a-chain-of-three",
+        contracts=LAYERS,
+        why="For variables the nearest layer on the scope chain wins a name.",
+        ops=(
+            *_chain(),
+            *[
+                s.variable(f"x-{_label(lr)}", "x", s.provider(f"from {_label(lr)}"), layer=lr)
+                for lr in LAYER_NAMES
+            ],
+            *[
+                s.assemble(
+                    f"a-{_label(lr)}", lr, expect=s.assembly(variables={"x": f"from {_label(lr)}"})
+                )
+                for lr in LAYER_NAMES
+            ],
+        ),
+    ),
+    Case(
+        id="scopes/nearest-existing-layer-wins",
+        contracts=LAYERS,
+        why=(
+            "The assembly sees every *existing* layer on the chain: when only global and gp "
+            "define section x and only global and p define variable y, scope c gets gp's x and "
+            "p's y."
+        ),
+        ops=(
+            *_chain(),
+            s.section("x-g", "x", 1, "from g"),
+            s.section("x-gp", "x", 1, "from gp", layer="gp"),
+            s.variable("y-g", "y", s.provider("from g")),
+            s.variable("y-p", "y", s.provider("from p"), layer="p"),
+            s.assemble(
+                "a",
+                "c",
+                expect=s.assembly(
+                    sections=_sections(s.entry("x", "from gp")), variables={"y": "from p"}
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/layers-merge-distinct-names",
+        contracts=LAYERS,
+        why=(
+            "Distinct names from the global layer and every layer on the chain all take part; "
+            "a scope does not see its descendants' layers."
+        ),
+        ops=(
+            *_chain(),
+            s.section("g", "g", 1, "G"),
+            s.section("gp", "gp", 2, "GP", layer="gp"),
+            s.section("c", "c", 3, "C", layer="c"),
+            s.context("ctx-p", "p", 1, "P", layer="p"),
+            s.variable("var-gp", "gp", s.provider("GP"), layer="gp"),
+            s.variable("var-c", "c", s.provider("C"), layer="c"),
+            s.assemble(
+                "in-c",
+                "c",
+                expect=s.assembly(
+                    sections=_sections(s.entry("g", "G"), s.entry("gp", "GP"), s.entry("c", "C")),
+                    contexts=[s.entry("p", "P")],
+                    variables={"gp": "GP", "c": "C"},
+                ),
+            ),
+            s.assemble(
+                "in-gp",
+                "gp",
+                expect=s.assembly(
+                    sections=_sections(s.entry("g", "G"), s.entry("gp", "GP")),
+                    contexts=[],
+                    variables={"gp": "GP"},
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/sibling-scopes-do-not-see-each-other",
+        contracts=LAYERS,
+        why=(
+            "Only layers on S's own chain are seen: a registration in sibling scope a (same "
+            "parent) is invisible to an assembly for scope b, and its providers are not run."
+        ),
+        ops=(
+            s.scope("p"),
+            s.scope("a", "p"),
+            s.scope("b", "p"),
+            s.section("sec", "only-a", 1, "A", layer="a"),
+            s.context("ctx", "only-a", 1, "A", layer="a"),
+            s.variable("var", "only_a", s.provider("A", id="var"), layer="a"),
+            s.tools("tools", s.provider(s.toolset(s.schema("only_a")), id="tools"), layer="a"),
+            s.assemble(
+                "in-b",
+                "b",
+                expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={}),
+            ),
+            s.counts(expect=s.evaluations(var=0, tools=0)),
+            s.assemble(
+                "in-a",
+                "a",
+                expect=s.assembly(
+                    sections=_sections(s.entry("only-a", "A")),
+                    contexts=[s.entry("only-a", "A")],
+                    tools=[s.schema("only_a")],
+                    variables={"only_a": "A"},
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/ties-by-layer-then-registration-position",
+        contracts=LAYERS,
+        why=(
+            "Sections sort ascending by order, ties by position in the effective map, which is "
+            "formed from the global layer then the chain farthest→nearest — not by the time of "
+            "registration (here the child's section was registered first)."
+        ),
+        ops=(
+            *_chain(),
+            s.section("w", "w", 1, "from c", layer="c"),
+            s.section("z", "z", 1, "from p", layer="p"),
+            s.section("y", "y", 1, "from gp", layer="gp"),
+            s.section("x2", "x2", 1, "from g, second"),
+            s.section("x1", "x1", 1, "from g, first"),
+            s.assemble(
+                "a",
+                "c",
+                expect=s.assembly(
+                    sections=_sections(
+                        s.entry("x2", "from g, second"),
+                        s.entry("x1", "from g, first"),
+                        s.entry("y", "from gp"),
+                        s.entry("z", "from p"),
+                        s.entry("w", "from c"),
+                    )
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/shadowing-section-takes-shadowed-position",
+        contracts=LAYERS,
+        why=(
+            "Ties are broken by position in the effective map, where an entry that shadows a "
+            "name takes the shadowed entry's position: scoped `a` stays before global `b`."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("a", "a", 1, "A"),
+            s.section("b", "b", 1, "B"),
+            s.section("a2", "a", 1, "scoped A", layer="s"),
+            s.assemble(
+                "a",
+                "s",
+                expect=s.assembly(sections=_sections(s.entry("a", "scoped A"), s.entry("b", "B"))),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/shadowing-context-takes-shadowed-position",
+        contracts=LAYERS,
+        why=(
+            "Contexts sort like sections: ties by effective-map position, a shadowing entry "
+            "taking the shadowed entry's position (a grandparent's, here)."
+        ),
+        ops=(
+            *_chain(),
+            s.context("a", "a", 1, "A", layer="gp"),
+            s.context("b", "b", 1, "B", layer="p"),
+            s.context("a2", "a", 1, "A from c", layer="c"),
+            s.assemble(
+                "a",
+                "c",
+                expect=s.assembly(contexts=[s.entry("a", "A from c"), s.entry("b", "B")]),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/shadowing-entry-keeps-its-own-order",
+        contracts=LAYERS,
+        why=(
+            "The inherited position only breaks ties: the shadowing entry sorts by its own "
+            "`order` (3), after global `b` (2)."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("a", "a", 1, "A"),
+            s.section("b", "b", 2, "B"),
+            s.section("a2", "a", 3, "scoped A", layer="s"),
+            s.assemble(
+                "a",
+                "s",
+                expect=s.assembly(sections=_sections(s.entry("b", "B"), s.entry("a", "scoped A"))),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/scoped-persona-replaces-global-persona-in-its-scope-only",
+        contracts=(*LAYERS, "PROMPT-REGISTRY-CONTRACT"),
+        why=(
+            "Identity and persona are ordinary sections: a scoped persona replaces the global "
+            "persona for that scope only, taking its position (before global `g`, also order 0)."
+        ),
+        ops=(
+            s.configure({"persona": "Global persona"}),
+            s.scope("s"),
+            s.scope("t"),
+            s.section("g", "g", 0, "G"),
+            s.section("persona", s.PERSONA_NAME, 0, "Scoped persona", layer="s"),
+            s.assemble(
+                "in-s",
+                "s",
+                expect=s.assembly(
+                    sections=[
+                        s.IDENTITY,
+                        s.entry(s.PERSONA_NAME, "Scoped persona"),
+                        s.entry("g", "G"),
+                    ]
+                ),
+            ),
+            s.render("in-s", expect=s.text(f"{s.IDENTITY_TEXT}\n\nScoped persona\n\nG")),
+            *[
+                s.assemble(
+                    f"in-{where}",
+                    None if where == "global" else where,
+                    expect=s.assembly(
+                        sections=[
+                            s.IDENTITY,
+                            s.entry(s.PERSONA_NAME, "Global persona"),
+                            s.entry("g", "G"),
+                        ]
+                    ),
+                )
+                for where in ("global", "t")
+            ],
+        ),
+    ),
+    Case(
+        id="scopes/scoped-identity-shadows-builtin-identity",
+        contracts=(*LAYERS, "PROMPT-REGISTRY-CONTRACT"),
+        why=(
+            "The identity is an ordinary section: a scoped section named harness:identity "
+            "shadows it in that scope, with its own text and order (5, after persona's 0)."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("id", s.IDENTITY_NAME, 5, "Custom identity", layer="s"),
+            s.assemble(
+                "a",
+                "s",
+                expect=s.assembly(
+                    sections=[s.EMPTY_PERSONA, s.entry(s.IDENTITY_NAME, "Custom identity")]
+                ),
+            ),
+            s.render("a", expect=s.text("Custom identity")),
+        ),
+    ),
+    Case(
+        id="scopes/tool-providers-of-every-chain-layer-contribute",
+        contracts=LAYERS,
+        why=(
+            "Tool providers of all the layers seen (global, then the chain) contribute; a "
+            "scope's providers do not contribute to its ancestors' assemblies."
+        ),
+        ops=(
+            *_chain(),
+            s.tools("t-c", s.provider(s.toolset(s.schema("c_tool"))), layer="c"),
+            s.tools("t-gp", s.provider(s.toolset(s.schema("gp_tool"))), layer="gp"),
+            s.tools("t-g", s.provider(s.toolset(s.schema("g_tool")))),
+            s.assemble(
+                "in-c",
+                "c",
+                expect=s.assembly(
+                    tools=[s.schema("c_tool"), s.schema("g_tool"), s.schema("gp_tool")]
+                ),
+            ),
+            s.assemble(
+                "in-gp", "gp", expect=s.assembly(tools=[s.schema("g_tool"), s.schema("gp_tool")])
+            ),
+            s.assemble("in-g", expect=s.assembly(tools=[s.schema("g_tool")])),
+        ),
+    ),
+    Case(
+        id="scopes/same-name-tools-keep-layer-order",
+        contracts=LAYERS,
+        why=(
+            "Tool providers contribute global first, then farthest→nearest; the name sort is "
+            "the only reordering (a stable sort; nothing merges equal names), so schemas "
+            "sharing a name keep that layer order regardless of registration time."
+        ),
+        ops=(
+            *_chain(),
+            *[
+                s.tools(
+                    f"t-{_label(lr)}",
+                    s.provider(s.toolset(s.schema("lookup", _label(lr)))),
+                    layer=lr,
+                )
+                for lr in reversed(LAYER_NAMES)
+            ],
+            s.assemble(
+                "a",
+                "c",
+                expect=s.assembly(tools=[s.schema("lookup", _label(lr)) for lr in LAYER_NAMES]),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/scoped-listener-sees-its-scope-and-descendants",
+        contracts=LAYERS,
+        why=(
+            "An unscoped listener sees every assembly; a scoped listener sees assemblies of its "
+            "scope and of that scope's descendants only (not ancestors, not other roots)."
+        ),
+        ops=(
+            *_chain(),
+            s.scope("other"),
+            s.scope("other_child", "other"),
+            s.listen(
+                "lgp",
+                s.listener({"append": "contexts", "item": s.entry("seen", "by gp")}, id="lgp"),
+                scope="gp",
+            ),
+            s.listen("lall", s.listener(id="lall")),
+            s.assemble("in-g", expect=s.assembly(contexts=[])),
+            s.assemble("in-gp", "gp", expect=s.assembly(contexts=[s.entry("seen", "by gp")])),
+            s.assemble("in-p", "p"),
+            s.assemble("in-c", "c", expect=s.assembly(contexts=[s.entry("seen", "by gp")])),
+            s.assemble("in-other", "other", expect=s.assembly(contexts=[])),
+            s.assemble("in-other-child", "other_child", expect=s.assembly(contexts=[])),
+            s.counts(expect=s.evaluations(lgp=3, lall=6)),
+        ),
+    ),
+    # -- PROMPT-SCOPE-SHADOW: a shadowed provider is never evaluated -----------------------
+    Case(
+        id="scope-shadow/shadowed-section-provider-not-evaluated",
+        contracts=SHADOW,
+        why=(
+            "The effective maps are formed before any text is evaluated, so a shadowed section "
+            "provider is never called; it runs again where it is not shadowed."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("g", "x", 1, s.provider("global", id="g")),
+            s.section("sc", "x", 1, s.provider("scoped", id="sc"), layer="s"),
+            s.assemble("in-s", "s", expect=s.assembly(sections=_sections(s.entry("x", "scoped")))),
+            s.counts(expect=s.evaluations(g=0, sc=1)),
+            s.assemble("in-g", expect=s.assembly(sections=_sections(s.entry("x", "global")))),
+            s.counts(expect=s.evaluations(g=1, sc=1)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/shadowed-context-provider-not-evaluated",
+        contracts=SHADOW,
+        why="A shadowed context provider is never called; the shadowing one is.",
+        ops=(
+            s.scope("s"),
+            s.context("g", "x", 1, s.provider("global", id="g")),
+            s.context("sc", "x", 1, s.provider("scoped", id="sc"), layer="s"),
+            s.assemble("in-s", "s", expect=s.assembly(contexts=[s.entry("x", "scoped")])),
+            s.counts(expect=s.evaluations(g=0, sc=1)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/only-the-nearest-of-four-providers-runs",
+        contracts=SHADOW,
+        why=(
+            "With a section and a context named x in global, gp, p and c, an assembly for c "
+            "evaluates only c's providers; one for p only p's."
+        ),
+        ops=(
+            *_chain(),
+            *[
+                op
+                for lr in LAYER_NAMES
+                for op in (
+                    s.section(
+                        f"s-{_label(lr)}", "x", 1, s.provider("S", id=f"s-{_label(lr)}"), layer=lr
+                    ),
+                    s.context(
+                        f"c-{_label(lr)}", "x", 1, s.provider("C", id=f"c-{_label(lr)}"), layer=lr
+                    ),
+                )
+            ],
+            s.assemble("in-c", "c"),
+            s.counts(
+                expect=s.evaluations(
+                    **{"s-g": 0, "s-gp": 0, "s-p": 0, "s-c": 1, "c-g": 0, "c-gp": 0, "c-p": 0}
+                )
+            ),
+            s.assemble("in-p", "p"),
+            s.counts(expect=s.evaluations(**{"s-g": 0, "s-gp": 0, "s-p": 1, "s-c": 1, "c-p": 1})),
+        ),
+    ),
+    Case(
+        id="scope-shadow/shadowed-failing-provider-is-harmless",
+        contracts=SHADOW,
+        why=(
+            "A shadowed provider is never called, so a global section or context provider that "
+            "would throw does not reject the scoped assembly; unshadowed, it rejects the whole "
+            "assembly."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("g-sec", "x", 1, s.provider(fails="global section")),
+            s.context("g-ctx", "y", 1, s.provider(fails="global context")),
+            s.section("s-sec", "x", 1, "scoped", layer="s"),
+            s.context("s-ctx", "y", 1, "scoped", layer="s"),
+            s.assemble(
+                "in-s",
+                "s",
+                expect=s.assembly(
+                    sections=_sections(s.entry("x", "scoped")), contexts=[s.entry("y", "scoped")]
+                ),
+            ),
+            s.assemble("in-g", expect=s.error("scripted-failure")),
+        ),
+    ),
+    Case(
+        id="scope-shadow/shadowed-blocking-provider-is-not-awaited",
+        contracts=SHADOW,
+        why=(
+            "A shadowed provider is never called: a global provider that would block on a "
+            "closed gate does not hold up the scoped assembly."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("g", "x", 1, s.provider("global", wait_gate="never", id="g")),
+            s.section("sc", "x", 1, "scoped", layer="s"),
+            s.assemble("a", "s", expect=s.assembly(sections=_sections(s.entry("x", "scoped")))),
+            s.counts(expect=s.evaluations(g=0)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/shadowing-is-per-scope",
+        contracts=SHADOW,
+        why=(
+            "Shadowing applies to the shadowing scope (and its descendants) only: the global "
+            "provider runs for sibling b, is not called for a nor for a's child."
+        ),
+        ops=(
+            s.scope("a"),
+            s.scope("a_child", "a"),
+            s.scope("b"),
+            s.section("g", "x", 1, s.provider("global", id="g")),
+            s.section("sa", "x", 1, s.provider("in a", id="sa"), layer="a"),
+            s.assemble("in-a", "a", expect=s.assembly(sections=_sections(s.entry("x", "in a")))),
+            s.assemble(
+                "in-a-child", "a_child", expect=s.assembly(sections=_sections(s.entry("x", "in a")))
+            ),
+            s.assemble("in-b", "b", expect=s.assembly(sections=_sections(s.entry("x", "global")))),
+            s.counts(expect=s.evaluations(g=1, sa=2)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/released-shadow-unshadows",
+        contracts=SHADOW,
+        why=(
+            "Shadowing is decided per assembly from the registrations in force: after the "
+            "scoped section is released the global provider is evaluated again for the scope."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("g", "x", 1, s.provider("global", id="g")),
+            s.section("sc", "x", 1, s.provider("scoped", id="sc"), layer="s"),
+            s.assemble("a1", "s", expect=s.assembly(sections=_sections(s.entry("x", "scoped")))),
+            s.release("sc"),
+            s.assemble("a2", "s", expect=s.assembly(sections=_sections(s.entry("x", "global")))),
+            s.counts(expect=s.evaluations(g=1, sc=1)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/maps-formed-before-text-evaluation",
+        contracts=SHADOW,
+        why=(
+            "The effective name→entry maps are formed BEFORE any text is evaluated: a shadow "
+            "registered by a section provider while texts are evaluated does not affect this "
+            "assembly (the global entry is evaluated) and takes effect from the next one."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section(
+                "first",
+                "first",
+                1,
+                s.provider(
+                    "F",
+                    id="first",
+                    effects=[
+                        s.section("late", "second", 2, s.provider("late", id="late"), layer="s")
+                    ],
+                ),
+            ),
+            s.section("second", "second", 2, s.provider("G", id="second")),
+            s.assemble(
+                "a1",
+                "s",
+                expect=s.assembly(
+                    sections=_sections(s.entry("first", "F"), s.entry("second", "G"))
+                ),
+            ),
+            s.counts(expect=s.evaluations(second=1, late=0)),
+            s.assemble(
+                "a2",
+                "s",
+                expect=s.assembly(
+                    sections=_sections(s.entry("first", "F"), s.entry("second", "late"))
+                ),
+            ),
+            s.counts(expect=s.evaluations(second=1, late=1)),
+        ),
+    ),
+    Case(
+        id="scope-shadow/context-registered-during-evaluation-waits",
+        contracts=SHADOW,
+        why=(
+            "The effective maps are formed before texts are evaluated: a context registered by "
+            "a context provider during evaluation is not in this assembly, only in the next."
+        ),
+        ops=(
+            s.context(
+                "clock",
+                "clock",
+                1,
+                s.provider("noon", effects=[s.context("late", "late", 0, "L")]),
+            ),
+            s.assemble("a1", expect=s.assembly(contexts=[s.entry("clock", "noon")])),
+            s.assemble(
+                "a2", expect=s.assembly(contexts=[s.entry("late", "L"), s.entry("clock", "noon")])
+            ),
+        ),
+    ),
+]
