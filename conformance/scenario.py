@@ -53,21 +53,11 @@ def section(
     text: Json,
     *,
     layer: str | None = None,
-    complete: bool | None = None,
+    complete: bool | object = _UNSET,
     expect: Json = _UNSET,
 ) -> Json:
-    extra = {} if complete is None else {"complete": complete}
-    return _op(
-        "register",
-        expect,
-        handle=handle,
-        layer=layer,
-        kind="section",
-        name=name,
-        order=order,
-        text=text,
-        **extra,
-    )
+    fields = {"name": name, "order": order, "text": text, "complete": complete}
+    return _op("register", expect, handle=handle, layer=layer, kind="section", **fields)
 
 
 def context(
@@ -79,16 +69,8 @@ def context(
     layer: str | None = None,
     expect: Json = _UNSET,
 ) -> Json:
-    return _op(
-        "register",
-        expect,
-        handle=handle,
-        layer=layer,
-        kind="context",
-        name=name,
-        order=order,
-        text=text,
-    )
+    fields = {"name": name, "order": order, "text": text}
+    return _op("register", expect, handle=handle, layer=layer, kind="context", **fields)
 
 
 def variable(
