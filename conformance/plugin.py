@@ -123,7 +123,8 @@ def impl(request: pytest.FixtureRequest) -> Implementation:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = set(config.getoption("--contract"))
-    selected, deselected = [], []
+    selected: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
     for item in items:
         if "impl" not in getattr(item, "fixturenames", ()):
             (deselected if wanted else selected).append(item)

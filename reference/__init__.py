@@ -3,7 +3,7 @@
 Small and synchronous where it can be; every module names the contract IDs it implements.
 """
 
-from .abort import AbortController, Aborted, AbortSignal
+from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ERROR_KINDS, ContractError
@@ -21,7 +21,6 @@ __all__ = [
     "UNLISTED_TOOLS",
     "AbortController",
     "AbortSignal",
-    "Aborted",
     "AssembleContext",
     "Assembly",
     "Change",

@@ -7,17 +7,8 @@ standard AbortController semantics").
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
-
-
-class Aborted(Exception):
-    """Raised by `AbortSignal.raise_if_aborted`; ``reason`` is the first abort cause."""
-
-    def __init__(self, reason: Any) -> None:
-        super().__init__(f"aborted: {reason!r}")
-        self.reason = reason
 
 
 class AbortSignal:
@@ -34,22 +25,12 @@ class AbortSignal:
     def reason(self) -> Any:
         return self._reason
 
-    def raise_if_aborted(self) -> None:
-        if self._aborted:
-            raise Aborted(self._reason)
-
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once when the signal aborts (at once if it already has)."""
         if self._aborted:
             callback()
         else:
             self._listeners.append(callback)
-
-    async def wait(self) -> None:
-        """Return once the signal is aborted (at once if it already is)."""
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.add_listener(lambda: waiter.done() or waiter.set_result(None))
-        await waiter
 
     def _abort(self, reason: Any) -> None:
         if self._aborted:

@@ -404,7 +404,8 @@ def _error(error: ContractError) -> Json:
     return {"error": body}
 
 
-def _order(value: Json) -> float:
+def _order(value: Json) -> Json:
+    """The protocol's spelling of NaN and the infinities; anything else goes to the registry."""
     if isinstance(value, str):
         if value not in _SPECIAL_ORDERS:
             raise ScenarioError(f"order {value!r} is neither a number nor NaN/Infinity/-Infinity")
@@ -477,18 +478,24 @@ def _mutate(assembly: Assembly, op: Json) -> None:
     elif "set" in op:
         value = op["set"]
         value = _native(list_name, value) if list_name and len(path) == 2 else value
-        if isinstance(target, list | dict):
+        if isinstance(target, dict) or (isinstance(target, list) and isinstance(last, int)):
             target[last] = value
-        else:
+        elif isinstance(last, str):
             setattr(target, last, value)
+        else:
+            raise ScenarioError(f"cannot set {last!r} of a {type(target).__name__}")
     else:
         raise ScenarioError("mutate needs `set` or `append`")
 
 
 def _step(target: Any, key: str | int) -> Any:
-    if isinstance(target, list | dict):
+    if isinstance(target, dict):
         return target[key]
-    return getattr(target, key)
+    if isinstance(target, list) and isinstance(key, int):
+        return target[key]
+    if isinstance(key, str):
+        return getattr(target, key)
+    raise ScenarioError(f"cannot follow {key!r} into a {type(target).__name__}")
 
 
 def _describe(error: BaseException) -> Json:

@@ -19,7 +19,7 @@ import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 from .abort import AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
@@ -36,7 +36,8 @@ PERSONA_SECTION: Final = "deployment:persona"
 PERSONA_ORDER: Final = 0
 
 T = TypeVar("T")
-MaybeAwaitable = T | Awaitable[T]
+#: A provider or listener may answer directly or with an awaitable.
+MaybeAwaitable: TypeAlias = T | Awaitable[T]
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,10 +94,6 @@ class Registration:
 
     def __init__(self, undo: Callable[[], None]) -> None:
         self._undo: Callable[[], None] | None = undo
-
-    @property
-    def released(self) -> bool:
-        return self._undo is None
 
     def release(self) -> None:
         undo, self._undo = self._undo, None

@@ -37,7 +37,7 @@ RUNTIME_CONTEXT_PREAMBLE: Final = (
 )
 
 
-_BRACE_FREE_RUN: Final = re.compile(r"[^{}]*")
+_BRACE: Final = re.compile(r"[{}]")
 
 
 def is_variable_name(name: str) -> bool:
@@ -56,7 +56,8 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
     i = text.find("{{")
     while i != -1:
         inner_start = i + 2
-        j = _BRACE_FREE_RUN.match(text, inner_start).end()
+        brace = _BRACE.search(text, inner_start)
+        j = brace.start() if brace else len(text)
         if text.startswith("}}", j):
             name = text[inner_start:j]
             out.append(text[literal_from:i])

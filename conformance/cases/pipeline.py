@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 PIPELINE = ("PROMPT-ASSEMBLY-PIPELINE",)
 MUTATION = ("PROMPT-ASSEMBLY-MUTATION-TEST",)
@@ -16,11 +17,11 @@ BUILTINS = [s.IDENTITY, s.EMPTY_PERSONA]
 ONLY = s.entry("only", "Only")
 
 
-def _sections(*extra: dict) -> list[dict]:
+def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 
-def _append(list_name: str, item: dict) -> dict:
+def _append(list_name: str, item: Json) -> Json:
     return {"append": list_name, "item": item}
 
 
@@ -47,7 +48,7 @@ _STAGE_CASES = {
 def _step_order_case(blocked: str) -> Case:
     """Every stage counts its evaluations; `blocked` waits on gate g, so later ones wait too."""
 
-    def provider(value: object, stage: str) -> dict:
+    def provider(value: object, stage: str) -> Json:
         return s.provider(value, id=stage, wait_gate="g" if stage == blocked else None)
 
     name, rule = _STAGE_CASES[blocked]
@@ -82,7 +83,7 @@ def _step_order_case(blocked: str) -> Case:
 # -- suppression -----------------------------------------------------------------------------
 
 
-def _context_probe() -> list[dict]:
+def _context_probe() -> list[Json]:
     """A counted context provider and a listener that appends a context."""
     return [
         s.context("clock", "clock", 1, s.provider("noon", id="clock")),
@@ -93,7 +94,7 @@ def _context_probe() -> list[dict]:
 UNSUPPRESSED = [s.entry("clock", "noon"), s.entry("late", "L")]
 
 
-def _params() -> dict:
+def _params() -> Json:
     """Fresh tool parameters (a new object per call, so expectations never alias provider data)."""
     return {
         "type": "object",

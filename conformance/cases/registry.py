@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 REGISTRY = ("PROMPT-REGISTRY-CONTRACT",)
 TOOL_ORDER = ("PROMPT-TOOL-ORDER",)
@@ -15,7 +16,7 @@ BUILTINS = [s.IDENTITY, s.EMPTY_PERSONA]
 DUPLICATE = "duplicate-registration"
 
 
-def _sections(*extra: dict) -> list[dict]:
+def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 

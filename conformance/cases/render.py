@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 RENDER = ("PROMPT-STRICT-RENDER",)
 MALFORMED = "render-malformed-reference"
@@ -23,7 +24,7 @@ def _render(
     case_id: str,
     why: str,
     body: str,
-    expect: dict,
+    expect: Json,
     *,
     variables: dict[str, str | None] | None = None,
 ) -> Case:
@@ -47,7 +48,7 @@ def _render(
 
 def _each_fails(case_id: str, why: str, kind: str, bodies: dict[str, str]) -> Case:
     """Each body as the only extra section of its own scope; each render fails with `kind`."""
-    ops: list[dict] = [s.variable("var-name", "name", s.provider("Ann"))]
+    ops: list[Json] = [s.variable("var-name", "name", s.provider("Ann"))]
     for where, body in bodies.items():
         ops += [
             s.scope(where),
@@ -58,7 +59,7 @@ def _each_fails(case_id: str, why: str, kind: str, bodies: dict[str, str]) -> Ca
     return Case(id=f"render/{case_id}", contracts=RENDER, why=why, ops=tuple(ops))
 
 
-def _contexts(*entries: tuple[str, int, str]) -> list[dict]:
+def _contexts(*entries: tuple[str, int, str]) -> list[Json]:
     return [s.context(name, name, order, text) for name, order, text in entries]
 
 

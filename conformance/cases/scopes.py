@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 LAYERS = ("DESIGN-SCOPED-LAYERS",)
 SHADOW = ("PROMPT-SCOPE-SHADOW",)
@@ -15,7 +16,7 @@ CHAIN = ("gp", "p", "c")
 LAYER_NAMES = (None, *CHAIN)
 
 
-def _chain() -> list[dict]:
+def _chain() -> list[Json]:
     """Scopes gp, p (child of gp) and c (child of p)."""
     return [s.scope("gp"), s.scope("p", "gp"), s.scope("c", "p")]
 
@@ -24,7 +25,7 @@ def _label(layer: str | None) -> str:
     return "g" if layer is None else layer
 
 
-def _sections(*extra: dict) -> list[dict]:
+def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 TOOL_ORDER = ("PROMPT-TOOL-ORDER",)
 REST = s.UNLISTED_TOOLS
@@ -15,16 +16,18 @@ PRIVATE = "\ue000"
 TILDE = "\uff5e"
 
 
-def _provider(*names: str, known: list[str] | None = None, handle: str = "tools", **kw) -> dict:
+def _provider(
+    *names: str, known: list[str] | None = None, handle: str = "tools", layer: str | None = None
+) -> Json:
     """A tool provider returning plain schemas with these names."""
-    return s.tools(handle, s.provider(s.toolset(*_schemas(*names), known=known)), **kw)
+    return s.tools(handle, s.provider(s.toolset(*_schemas(*names), known=known)), layer=layer)
 
 
-def _schemas(*names: str) -> list[dict]:
+def _schemas(*names: str) -> list[Json]:
     return [s.schema(name) for name in names]
 
 
-def _unsorted_params() -> dict:
+def _unsorted_params() -> Json:
     """Parameters whose keys are deliberately not sorted (a fresh object per call)."""
     return {
         "required": ["path", "body"],

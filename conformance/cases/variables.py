@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .. import scenario as s
 from ..case import Case
+from ..scenario import Json
 
 VARIABLES = ("PROMPT-VARIABLE-TEST",)
 NO_IDENTITY = s.configure({"includeHarnessIdentity": False})
 
 
-def _chain() -> list[dict]:
+def _chain() -> list[Json]:
     return [s.scope("gp"), s.scope("p", "gp"), s.scope("c", "p")]
 
 
