@@ -1,0 +1,136 @@
+"""The reference harness program: protocol messages in, observations out (conformance/PROTOCOL.md).
+
+The example cases exercise most ops; these tests pin what they do not: abort signals reaching
+providers and listeners, scenarios the harness must refuse as ``errored``, and the JSON-lines
+server loop behind ``dsh-reference-harness``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from conformance import scenario as s
+from reference.harness import PROTOCOL_VERSION, Driver, serve
+
+
+def run(*ops: Any) -> dict[str, Any]:
+    return Driver().handle({"type": "run", "case": "t", "scenario": {"ops": list(ops)}})
+
+
+def observations(*ops: Any) -> list[Any]:
+    answer = run(*ops)
+    assert answer["type"] == "observed", answer
+    return answer["observations"]
+
+
+class TestAbortSignal:
+    """PROMPT-CANCEL-TEST: "The assembly context carries the turn's abort signal"."""
+
+    def test_a_listener_waiting_for_abort_stays_pending_until_the_assembly_is_aborted(self) -> None:
+        seen = observations(
+            s.listen(
+                "l",
+                s.listener({"append": "sections", "item": s.entry("late", "L")}, wait_abort=True),
+            ),
+            s.assemble("a"),
+            s.await_("a"),
+            s.abort("a", {"kind": "user"}),
+            s.await_("a"),
+        )
+        assert seen[1] == s.PENDING
+        assert seen[2] == s.PENDING
+        assert seen[4]["assembly"]["sections"][-1] == s.entry("late", "L")
+
+    def test_aborting_one_assembly_leaves_another_blocked(self) -> None:
+        seen = observations(
+            s.section("p", "p", 1, s.provider("P", wait_abort=True)),
+            s.assemble("a"),
+            s.assemble("b"),
+            s.abort("a"),
+            s.await_("a"),
+            s.await_("b"),
+        )
+        assert "assembly" in seen[4]
+        assert seen[5] == s.PENDING
+
+
+class TestGates:
+    def test_a_provider_blocked_on_a_gate_settles_once_the_gate_opens(self) -> None:
+        seen = observations(
+            s.variable("v", "x", s.provider("X", id="px", wait_gate="g")),
+            s.assemble("a"),
+            s.counts(),
+            s.open_gate("g"),
+            s.await_("a"),
+        )
+        assert seen[1] == s.PENDING
+        assert seen[2]["evaluations"] == {"px": 1}
+        assert seen[4]["assembly"]["variables"] == {"x": "X"}
+
+    def test_an_open_gate_does_not_block_later_waiters(self) -> None:
+        seen = observations(
+            s.open_gate("g"),
+            s.variable("v", "x", s.provider("X", wait_gate="g")),
+            s.assemble("a"),
+        )
+        assert seen[2]["assembly"]["variables"] == {"x": "X"}
+
+
+class TestRefusedScenarios:
+    @pytest.mark.parametrize(
+        ("ops", "complaint"),
+        [
+            ([{"op": "explode"}], "unknown op 'explode'"),
+            ([s.scope("a"), s.configure({})], "configure is allowed only as the first op"),
+            ([s.release("nope")], "unknown handle 'nope'"),
+            ([s.suppressor("h"), s.suppressor("h")], "handle 'h' is already used"),
+            ([s.assemble("a", "missing")], "unknown scope 'missing'"),
+            ([s.render("never-started")], "unknown assembly 'never-started'"),
+            ([s.section("h", "a", "nan", "A")], "neither a number nor NaN"),
+            (
+                [s.section("h", "a", 1, s.provider(fails="boom")), s.assemble("a"), s.render("a")],
+                "has not produced an assembly",
+            ),
+        ],
+        ids=[
+            "unknown-op",
+            "late-configure",
+            "unknown-handle",
+            "reused-handle",
+            "unknown-scope",
+            "unknown-assembly",
+            "bad-order-spelling",
+            "render-of-failed-assembly",
+        ],
+    )
+    def test_is_answered_errored_with_the_reason(self, ops: list[Any], complaint: str) -> None:
+        answer = run(*ops)
+        assert answer["type"] == "errored"
+        assert complaint in answer["context"]["error"]
+
+
+class TestServe:
+    def test_answers_each_line_and_stops_at_stop(self) -> None:
+        requests = [
+            {"type": "start", "protocol": PROTOCOL_VERSION},
+            {"type": "run", "case": "c", "scenario": {"ops": [s.scope("x")]}},
+            {"type": "stop"},
+            {"type": "run", "case": "after-stop", "scenario": {"ops": []}},
+        ]
+        stdin = io.StringIO("".join(json.dumps(r) + "\n" for r in requests))
+        stdout = io.StringIO()
+        serve(Driver(), stdin, stdout)
+        answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
+        assert [a["type"] for a in answers] == ["started", "observed"]
+        assert answers[1]["observations"] == [s.OK]
+
+    def test_a_line_that_is_not_json_is_answered_errored(self) -> None:
+        stdout = io.StringIO()
+        serve(Driver(), io.StringIO("{not json\n\n"), stdout)
+        (answer,) = [json.loads(line) for line in stdout.getvalue().splitlines()]
+        assert answer["type"] == "errored"
+        assert "bad JSON" in answer["context"]
