@@ -8,6 +8,10 @@ Loaded through the ``pytest11`` entry point. Options:
 - ``--case-timeout SECONDS``: the longest one case may take (default 10).
 - ``--contract ID`` (repeatable): run only tests tagged with one of these contract IDs.
 - ``--conformance-json PATH``: write the per-contract results as JSON.
+- ``--expected-failures PATH``: a baseline. Each line names a test as the report does (for
+  example ``test_example[registry/duplicate-section-same-layer]``; ``#`` starts a comment). A
+  listed test that fails or errors counts as an expected failure and does not fail the run; a
+  listed test that passes fails the run, so the baseline never goes stale.
 
 Tests take the ``impl`` fixture and carry ``@pytest.mark.contract(...)``; each runs once per
 implementation. The terminal summary prints the table of `conformance.report`.
@@ -45,10 +49,36 @@ settings.register_profile(
 
 
 class _State:
-    def __init__(self, implementations: dict[str, Implementation]) -> None:
+    def __init__(
+        self,
+        implementations: dict[str, Implementation],
+        baseline: Baseline | None,
+        contracts: list[str],
+    ) -> None:
         self.implementations = implementations
-        self.report = Report()
+        self.baseline = baseline
+        self.report = Report(c for c in CONTRACT_IDS if not contracts or c in contracts)
         self.ran_conformance = False
+
+
+class Baseline:
+    """The expected-failures file: test keys, and which of them matched a collected test."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise pytest.UsageError(f"--expected-failures: cannot read {path}: {error}") from error
+        lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+        self.keys = {line for line in lines if line}
+        self.matched: set[str] = set()
+
+    def mark(self, item: pytest.Item, key: str) -> None:
+        if key in self.keys:
+            self.matched.add(key)
+            reason = f"expected failure, listed in {self.path}; remove it once it passes"
+            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,6 +106,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only conformance tests tagged with this contract ID (repeatable)",
     )
     group.addoption("--conformance-json", metavar="PATH", help="write per-contract results as JSON")
+    group.addoption(
+        "--expected-failures",
+        metavar="PATH",
+        help="baseline of tests expected to fail (one per line); a listed test that passes "
+        "fails the run",
+    )
     parser.addini(
         "conformance_impls",
         type="linelist",
@@ -99,7 +135,10 @@ def pytest_configure(config: pytest.Config) -> None:
         except (ImportError, AttributeError, TypeError, ValueError) as error:
             raise pytest.UsageError(f"--impl {spec!r}: {error}") from error
         implementations[impl.label] = impl
-    config.stash[_STATE] = _State(implementations)
+    path = config.getoption("--expected-failures")
+    config.stash[_STATE] = _State(
+        implementations, Baseline(path) if path else None, config.getoption("--contract")
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -123,6 +162,7 @@ def impl(request: pytest.FixtureRequest) -> Implementation:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = set(config.getoption("--contract"))
+    baseline = config.stash[_STATE].baseline
     selected: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
     for item in items:
@@ -137,6 +177,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         unknown = sorted(set(contracts) - set(CONTRACT_IDS))
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: unknown contract ID(s) {unknown}")
+        if baseline is not None:
+            baseline.mark(item, _key(item))
         (selected if not wanted or wanted & set(contracts) else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
@@ -158,7 +200,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         state.ran_conformance = True
         state.report.record(
             Result(
-                test=item.nodeid.split("::", 1)[-1],
+                test=_key(item),
                 implementation=label,
                 contracts=_contracts(item),
                 outcome=_classify(report, call),
@@ -180,10 +222,35 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         state.report.implementations[label] = ImplementationInfo(label, description)
     terminalreporter.write_sep("=", "conformance by contract ID")
     terminalreporter.write_line(state.report.render())
+    if state.baseline is not None:
+        unmatched = sorted(state.baseline.keys - state.baseline.matched)
+        if unmatched:
+            terminalreporter.write_line(
+                f"{len(unmatched)} entr{'y' if len(unmatched) == 1 else 'ies'} of "
+                f"{state.baseline.path} matched no collected test (renamed, or filtered out):"
+            )
+            terminalreporter.write_line("\n".join(f"  {key}" for key in unmatched))
     path = config.getoption("--conformance-json")
     if path:
         Path(path).write_text(state.report.to_json() + "\n", encoding="utf-8")
         terminalreporter.write_line(f"conformance results written to {path}")
+
+
+def _key(item: pytest.Item) -> str:
+    """The test's name without the implementation parameter: the same for every ``--impl``."""
+    name = getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return name
+    label = callspec.params.get("impl")
+    rest = callspec.id
+    if rest == label:
+        rest = ""
+    elif rest.startswith(f"{label}-"):
+        rest = rest[len(label) + 1 :]
+    elif rest.endswith(f"-{label}"):
+        rest = rest[: -len(label) - 1]
+    return f"{name}[{rest}]" if rest else name
 
 
 def _contracts(item: pytest.Item) -> tuple[str, ...]:
@@ -203,6 +270,8 @@ def _impl_of(item: pytest.Item) -> Implementation | None:
 def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Any:
     if report.passed:
         return "passed"
+    if report.skipped and hasattr(report, "wasxfail"):
+        return "expected failure"
     if report.skipped:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         return "not applicable" if NOT_APPLICABLE in reason else "skipped"
@@ -220,6 +289,8 @@ def _is_errored(error: BaseException | None) -> bool:
 def _message(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> str:
     if report.passed:
         return ""
+    if report.failed and call.excinfo is None:  # a strict xfail that passed
+        return str(report.longrepr)
     if call.excinfo is not None and not report.skipped:
         return str(call.excinfo.value)
     return report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)

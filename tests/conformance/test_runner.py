@@ -7,12 +7,14 @@ exit non-zero.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
@@ -23,6 +25,13 @@ class NoCapabilities(Driver):
     """Answers the handshake with no capabilities: every case is not applicable."""
 
     capabilities = ()
+
+
+class IdentityAlwaysOff(Driver):
+    """Wrong: never registers the identity section, whatever the configuration says."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
 
 
 def run_runner(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
@@ -73,3 +82,33 @@ def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> 
     assert tally["not applicable"] > 0
     assert tally["passed"] == tally["skipped"] == tally["failed"] == tally["errored"] == 0
     assert "not applicable" in output
+
+
+def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_ones(
+    tmp_path: Path,
+) -> None:
+    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    status, _, report = run_runner(tmp_path, *wrong)
+    (results,) = report["implementations"]
+    failing = sorted(r["test"] for r in results["results"] if r["outcome"] == "failed")
+    assert status == 1 and failing
+
+    baseline = tmp_path / "expected-failures.txt"
+    baseline.write_text("# known failures of IdentityAlwaysOff\n" + "\n".join(failing) + "\n")
+    status, output, report = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    tally = report["implementations"][0]["contracts"][CONTRACT]
+    assert status == 0, output
+    assert tally["expected failure"] == len(failing) and tally["failed"] == 0
+    assert "baseline: " in output
+
+    passing = "test_example[registry/duplicate-context-same-layer]"
+    assert passing not in failing
+    baseline.write_text(baseline.read_text() + passing + "\n")
+    status, output, report = run_runner(
+        tmp_path, "--contract", CONTRACT, "--expected-failures", str(baseline)
+    )
+    (reference,) = report["implementations"]
+    stale = [r for r in reference["results"] if r["outcome"] == "failed"]
+    assert status == 1
+    assert {r["test"] for r in stale} == {*failing, passing}
+    assert all("XPASS(strict)" in r["message"] for r in stale)
