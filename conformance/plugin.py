@@ -179,6 +179,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: unknown contract ID(s) {unknown}")
         if baseline is not None:
             baseline.mark(item, _key(item))
+        # JUnit XML (--junitxml) carries these as <property> elements of the test case.
+        item.user_properties.append(("contracts", " ".join(contracts)))
         (selected if not wanted or wanted & set(contracts) else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)

@@ -49,13 +49,15 @@ def run_runner(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
 
 
 def test_the_reference_conforms_and_the_run_exits_zero(tmp_path: Path) -> None:
-    status, output, report = run_runner(tmp_path, "--contract", CONTRACT)
+    junit = tmp_path / "junit.xml"
+    status, output, report = run_runner(tmp_path, "--contract", CONTRACT, "--junitxml", str(junit))
     (reference,) = report["implementations"]
     tally = reference["contracts"][CONTRACT]
     assert status == 0, output
     assert tally["passed"] > 0 and tally["failed"] == tally["errored"] == 0
     assert "conformance by contract ID" in output
     assert f"{CONTRACT}" in output and "conforms" in output
+    assert f'<property name="contracts" value="{CONTRACT}"' in junit.read_text()
 
 
 def test_a_crashing_implementation_is_errored_and_the_run_goes_on(tmp_path: Path) -> None:
