@@ -9,7 +9,7 @@ a fresh start (a new process, or a new worker thread).
 from __future__ import annotations
 
 import collections
-import concurrent.futures
+import contextlib
 import importlib
 import json
 import os
@@ -68,8 +68,9 @@ class InProcess(Implementation):
     """A Python object with ``handle(message) -> response``, called in a worker thread.
 
     Messages go through a JSON round trip both ways, so an in-process implementation sees and
-    answers exactly what a subprocess would. A call that outlives the timeout is abandoned (the
-    thread cannot be killed) and later cases get a new worker.
+    answers exactly what a subprocess would. Each call runs in its own daemon thread: a call that
+    outlives the timeout is abandoned (a thread cannot be killed) without keeping the suite's
+    process alive at exit.
     """
 
     def __init__(self, driver: Any, label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -77,28 +78,32 @@ class InProcess(Implementation):
         if not callable(getattr(driver, "handle", None)):
             raise TypeError(f"{label}: {driver!r} has no handle(message) method")
         self._driver = driver
-        self._pool = self._new_pool()
-
-    @staticmethod
-    def _new_pool() -> concurrent.futures.ThreadPoolExecutor:
-        return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dsh-impl")
 
     def _call(self, message: Json) -> Json:
+        """The driver's answer; raises `TimeoutError`, or whatever ``handle`` raised."""
         request = json.loads(json.dumps(message))
-        future = self._pool.submit(self._driver.handle, request)
+        answers: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+
+        def work() -> None:
+            try:
+                answers.put((True, self._driver.handle(request)))
+            except BaseException as error:  # handed over to the caller's thread
+                answers.put((False, error))
+
+        threading.Thread(target=work, daemon=True, name="dsh-impl").start()
         try:
-            response = future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._new_pool()
-            raise
-        return json.loads(json.dumps(response, allow_nan=False))
+            answered, value = answers.get(timeout=self.timeout)
+        except queue.Empty:
+            raise TimeoutError from None
+        if not answered:
+            raise value
+        return json.loads(json.dumps(value, allow_nan=False))
 
     def handshake(self) -> Handshake:
         if self._handshake is None:
             try:
                 self._handshake = parse_handshake(self._call(start_message()))
-            except concurrent.futures.TimeoutError:
+            except TimeoutError:
                 raise ProtocolError(f"no answer to 'start' within {self.timeout:g} s") from None
         return self._handshake
 
@@ -106,7 +111,7 @@ class InProcess(Implementation):
         try:
             response = self._call(run_message(case_id, scenario))
             return parse_outcome(response, case_id)
-        except concurrent.futures.TimeoutError:
+        except TimeoutError:
             return Outcome.errored(f"no answer within {self.timeout:g} s")
         except ProtocolError as error:
             return Outcome.errored(f"protocol violation: {error}")
@@ -116,10 +121,9 @@ class InProcess(Implementation):
             return Outcome.errored(f"handle() raised {type(error).__name__}: {error}")
 
     def close(self) -> None:
-        try:
-            self._driver.handle(STOP_MESSAGE)
-        finally:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        # A driver that fails to stop, or hangs doing it, has nothing left to tell the suite.
+        with contextlib.suppress(Exception):
+            self._call(STOP_MESSAGE)
 
 
 class Subprocess(Implementation):

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,15 @@ class NoCapabilities(Driver):
     capabilities = ()
 
 
+class HangsOnOneCase(Driver):
+    """Never answers the case ``registry/builtin-sections-by-default``; answers the rest."""
+
+    def handle(self, message: Any) -> Any:
+        if message.get("case") == "registry/builtin-sections-by-default":
+            threading.Event().wait()
+        return super().handle(message)
+
+
 class IdentityAlwaysOff(Driver):
     """Wrong: never registers the identity section, whatever the configuration says."""
 
@@ -34,13 +44,13 @@ class IdentityAlwaysOff(Driver):
         return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
 
 
-def run_runner(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
+def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str, dict[str, Any]]:
     report = tmp_path / "report.json"
     completed = subprocess.run(
         [sys.executable, "-m", "conformance.runner", *args, "--conformance-json", str(report)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=limit,
         check=False,
         cwd=Path(__file__).parent,  # so that `test_runner:NoCapabilities` is importable
     )
@@ -72,6 +82,19 @@ def test_a_crashing_implementation_is_errored_and_the_run_goes_on(tmp_path: Path
     errored = [r for r in broken["results"] if r["outcome"] == "errored"]
     assert all("crashing on case" in r["message"] for r in errored)
     assert "DOES NOT CONFORM" in output and "ERRORED" in output
+
+
+def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
+    tmp_path: Path,
+) -> None:
+    args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "1", "--contract", CONTRACT)
+    status, _, report = run_runner(tmp_path, *args, limit=120)
+    (results,) = report["implementations"]
+    errored = [r for r in results["results"] if r["outcome"] == "errored"]
+    assert status == 1
+    assert [r["test"] for r in errored] == ["test_example[registry/builtin-sections-by-default]"]
+    assert "no answer within 1 s" in errored[0]["message"]
+    assert results["contracts"][CONTRACT]["passed"] > 0
 
 
 def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> None:
