@@ -133,16 +133,32 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
         return f"expected {_show(expected)}, got {_show(observed)}"
     for key, want in expected.items():
         got = observed.get(key, "<absent>")
-        # Tool schemas are compared by serialization, key order included (PROMPT-HEADER-CANONICAL
-        # compares them that way, so an implementation must keep `parameters` key order).
-        same = _ordered(want) == _ordered(got) if key == "tools" else want == got
+        same = _same_tools(want, got) if key == "tools" else want == got
         if not same:
+            if want == got:
+                return (
+                    f"{prefix}{key}: the schemas are equal, but a `parameters` object lost the "
+                    f"provider's key order: expected {_show(want)}, got {_show(got)}"
+                )
             return f"{prefix}{key}: expected {_show(want)}, got {_show(got)}"
     return None
 
 
-def _ordered(value: Json) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def _same_tools(expected: Json, observed: Json) -> bool:
+    """Equal schemas, with each ``parameters`` also in the same key order.
+
+    PROMPT-HEADER-CANONICAL compares tool schemas by their JSON serialization, so an implementation
+    must keep the key order of ``parameters`` as the provider gave it (PROTOCOL.md promises it).
+    The order of ``name``/``description``/``parameters`` themselves is the harness's business.
+    """
+    return (
+        expected == observed
+        and isinstance(observed, list)
+        and all(
+            json.dumps(want.get("parameters")) == json.dumps(got.get("parameters"))
+            for want, got in zip(expected, observed, strict=True)
+        )
+    )
 
 
 def _show(value: Json, limit: int = 600) -> str:

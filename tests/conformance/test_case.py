@@ -1,0 +1,99 @@
+"""How the suite compares observations with a case's expectations (`conformance.case`).
+
+The comparison decides pass or fail for every implementation, so its rules are pinned here:
+state ops default to ``{"ok": true}``, assemblies compare only the fields a case names (each one
+exactly), errors compare the kind and, when given, ``where``, tools keep ``parameters`` key order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import scenario as s
+from conformance.case import Case, compare, expected_observation, mismatches
+
+SCHEMA = {"name": "t", "description": "", "parameters": {"b": 1, "a": 2}}
+
+
+def case(*ops: Any) -> Case:
+    return Case(id="c", contracts=("PROMPT-TOOL-ORDER",), why="because", ops=ops)
+
+
+class TestExpectedObservation:
+    def test_state_ops_expect_ok_unless_told(self) -> None:
+        assert expected_observation(s.scope("x")) == s.OK
+        assert expected_observation(s.section("h", "a", "NaN", "A", expect=s.error("e"))) == {
+            "error": {"kind": "e"}
+        }
+
+    def test_observing_ops_are_checked_only_when_told(self) -> None:
+        assert expected_observation(s.assemble("a")) is None
+        assert expected_observation(s.counts()) is None
+
+
+class TestCompare:
+    def test_an_assembly_compares_only_the_named_fields_each_exactly(self) -> None:
+        observed = {
+            "assembly": {
+                "sections": [s.IDENTITY],
+                "contexts": [],
+                "tools": [],
+                "variables": {"x": None},
+            }
+        }
+        assert compare(s.assembly(sections=[s.IDENTITY]), observed) is None
+        assert compare(s.assembly(variables={}), observed) is not None
+        assert compare(s.assembly(sections=[]), observed) is not None
+
+    def test_an_error_matches_on_kind_and_where_never_on_the_message(self) -> None:
+        observed = {"error": {"kind": "render-unknown-variable", "where": "sec", "message": "m"}}
+        assert compare(s.error("render-unknown-variable"), observed) is None
+        assert compare(s.error("render-unknown-variable", where="sec"), observed) is None
+        assert "must name 'other'" in str(
+            compare(s.error("render-unknown-variable", where="other"), observed)
+        )
+        assert "got error 'render-unknown-variable'" in str(
+            compare(s.error("render-undefined-variable"), observed)
+        )
+
+    def test_an_unexpected_error_is_reported_with_its_kind(self) -> None:
+        problem = compare(s.OK, {"error": {"kind": "duplicate-registration", "message": "dup"}})
+        assert problem is not None and "duplicate-registration" in problem
+
+    def test_evaluations_compare_the_named_ids_and_the_change_count(self) -> None:
+        observed = {"evaluations": {"p": 1, "q": 0}, "changes": 3}
+        assert compare(s.evaluations(p=1), observed) is None
+        assert compare(s.evaluations(changes=3, q=0), observed) is None
+        assert compare(s.evaluations(p=2), observed) is not None
+        assert compare(s.evaluations(changes=2), observed) is not None
+
+    def test_tools_keep_parameters_key_order_but_not_the_schema_key_order(self) -> None:
+        reordered_schema = {"parameters": {"b": 1, "a": 2}, "description": "", "name": "t"}
+        reordered_parameters = {**SCHEMA, "parameters": {"a": 2, "b": 1}}
+        assert (
+            compare(s.assembly(tools=[SCHEMA]), {"assembly": {"tools": [reordered_schema]}}) is None
+        )
+        problem = compare(
+            s.assembly(tools=[SCHEMA]), {"assembly": {"tools": [reordered_parameters]}}
+        )
+        assert problem is not None and "lost the provider's key order" in problem
+
+
+class TestMismatches:
+    def test_one_observation_per_op_is_required(self) -> None:
+        assert mismatches(case(s.scope("x"), s.scope("y")), [s.OK]) == [
+            "expected 2 observations (one per op), got 1"
+        ]
+
+    def test_each_difference_names_the_op(self) -> None:
+        problems = mismatches(
+            case(s.scope("x"), s.assemble("a", expect=s.PENDING)), [s.OK, {"assembly": {}}]
+        )
+        assert len(problems) == 1 and problems[0].startswith("op #1 (assemble a)")
+
+    @pytest.mark.parametrize("contracts", [(), ("NOT-A-CONTRACT",)])
+    def test_a_case_must_name_known_contract_ids(self, contracts: tuple[str, ...]) -> None:
+        with pytest.raises(ValueError, match="contract IDs"):
+            Case(id="c", contracts=contracts, why="w", ops=())
