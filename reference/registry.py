@@ -166,15 +166,13 @@ class PromptRegistry:
         complete: bool = False,
         scope: Scope | None = None,
     ) -> Registration:
-        _check_order("section", name, order)
-        entry = _Section(name, order, text, complete)
+        entry = _Section(name, _finite_order("section", name, order), text, complete)
         return self._add_named("section", self._layer(scope).sections, entry, scope)
 
     def add_context(
         self, name: str, order: float, text: TextSource, *, scope: Scope | None = None
     ) -> Registration:
-        _check_order("context", name, order)
-        entry = _Section(name, order, text)
+        entry = _Section(name, _finite_order("context", name, order), text)
         return self._add_named("context", self._layer(scope).contexts, entry, scope)
 
     def add_variable(
@@ -425,13 +423,25 @@ async def _evaluate_text(entry: _Section, context: AssembleContext) -> PromptTex
     return PromptText(entry.name, text)
 
 
-def _check_order(kind: str, name: str, order: float) -> None:
-    if isinstance(order, bool) or not isinstance(order, int | float) or not math.isfinite(order):
+def _finite_order(kind: str, name: str, order: float) -> float:
+    """The order as a double, like the upstream's JavaScript numbers; non-finite is rejected.
+
+    An integer beyond the double range (``10**400``) is Infinity there, so it is rejected here too
+    instead of overflowing; a large integer sorts as the double it rounds to.
+    """
+    value = math.nan
+    if isinstance(order, int | float) and not isinstance(order, bool):
+        try:
+            value = float(order)
+        except OverflowError:
+            value = math.inf
+    if not math.isfinite(value):
         raise ContractError(
             "invalid-order",
             f"{kind} {name!r} has order {order!r}; it must be a finite number",
             where=name,
         )
+    return value
 
 
 def _layer_name(scope: Scope | None) -> str:

@@ -198,6 +198,22 @@ class TestPromptRegistryContractRejections:
         assert pairs(assembly.sections) == [(PERSONA, "")]
         assert assembly.contexts == []
 
+    @pytest.mark.parametrize("order", [10**400, -(10**400), True, "1", None])
+    def test_an_order_that_is_no_finite_number_is_rejected(self, order: object) -> None:
+        # 10**400 is Infinity as a JavaScript number (the upstream); it must not overflow here.
+        registry = bare()
+        assert rejected(lambda: registry.add_section("x", order, "t")) == "invalid-order"  # type: ignore[arg-type]
+
+    def test_orders_compare_as_doubles(self) -> None:
+        # 2**53 + 1 rounds to the double 2**53, so it ties with 2**53 and keeps map position.
+        registry = bare()
+        registry.add_section("later-but-bigger-int", 2**53 + 1, "A")
+        registry.add_section("equal-as-double", float(2**53), "B")
+        assert pairs(assemble(registry).sections)[1:] == [
+            ("later-but-bigger-int", "A"),
+            ("equal-as-double", "B"),
+        ]
+
     @pytest.mark.parametrize("name", ["Name", "1a", "a-b", "", "a\n", "_a", "a b", "é"])
     def test_invalid_variable_name_is_rejected_without_change(self, name: str) -> None:
         registry = make()
