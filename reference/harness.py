@@ -226,6 +226,7 @@ class _Scenario:
         else:
             raise ScenarioError(f"unknown registration kind {kind!r}")
         self.handles[handle] = registration
+        self._declare(op.get("text"), op.get("provider"))
 
     def _listen(self, op: Json) -> None:
         handle = op["handle"]
@@ -246,6 +247,7 @@ class _Scenario:
 
         scope = self._scope_named(op.get("scope"))
         self.handles[handle] = self.registry.add_assemble_listener(listener, scope=scope)
+        self._declare(spec)
 
     def _text(self, spec: Json) -> str | Callable[[AssembleContext], Any]:
         return spec if isinstance(spec, str) else self._provider(spec, lambda value: value)
@@ -291,12 +293,17 @@ class _Scenario:
     def _counter(self, counter_id: str | None) -> Callable[[], None]:
         if counter_id is None:
             return lambda: None
-        self.evaluations.setdefault(counter_id, 0)
 
         def count() -> None:
-            self.evaluations[counter_id] += 1
+            self.evaluations[counter_id] = self.evaluations.get(counter_id, 0) + 1
 
         return count
+
+    def _declare(self, *specs: Json) -> None:
+        """List a registration's provider and listener ids in `counts` once it is accepted."""
+        for spec in specs:
+            if isinstance(spec, dict) and "id" in spec:
+                self.evaluations.setdefault(spec["id"], 0)
 
     async def _wait(self, wait_for: Json | None, signal: AbortSignal | None) -> None:
         if wait_for is None:

@@ -80,6 +80,23 @@ class TestGates:
         assert seen[2]["assembly"]["variables"] == {"x": "X"}
 
 
+class TestCounts:
+    def test_lists_only_providers_and_listeners_whose_registration_was_accepted(self) -> None:
+        seen = observations(
+            s.variable("ok", "x", s.provider("X", id="accepted")),
+            s.variable(
+                "bad",
+                "Bad",
+                s.provider("Y", id="rejected-name"),
+                expect=s.error("invalid-variable-name"),
+            ),
+            s.section("nan", "n", "NaN", s.provider("Z", id="rejected-order")),
+            s.listen("l", s.listener(id="listener")),
+            s.counts(),
+        )
+        assert seen[4] == {"evaluations": {"accepted": 0, "listener": 0}, "changes": 1}
+
+
 class TestRefusedScenarios:
     @pytest.mark.parametrize(
         ("ops", "complaint"),
