@@ -443,6 +443,7 @@ def _assembly_json(assembly: Assembly) -> Json:
 
 
 _LISTS: Final = ("sections", "contexts", "tools")
+_EDITS: Final = ("append", "remove", "reverse", "replace", "retext")
 
 
 def _native(list_name: str, item: Json) -> PromptText | ToolSchema:
@@ -452,9 +453,9 @@ def _native(list_name: str, item: Json) -> PromptText | ToolSchema:
 
 
 def _edit(assembly: Assembly, edit: Json) -> None:
-    verb = next((key for key in ("append", "remove", "reverse", "replace") if key in edit), None)
+    verb = next((key for key in _EDITS if key in edit), None)
     list_name = edit.get(verb) if verb else None
-    if list_name not in _LISTS:
+    if list_name not in _LISTS or (verb == "retext" and list_name == "tools"):
         raise ScenarioError(f"unknown listener edit {edit!r}")
     items = getattr(assembly, list_name)
     if verb == "append":
@@ -463,8 +464,12 @@ def _edit(assembly: Assembly, edit: Json) -> None:
         items[:] = [item for item in items if item.name != edit["name"]]
     elif verb == "reverse":
         items.reverse()
-    else:
+    elif verb == "replace":
         items[:] = [_native(list_name, item) for item in edit["items"]]
+    else:
+        for item in items:
+            if item.name == edit["name"]:
+                item.text = edit["text"]
 
 
 def _mutate(assembly: Assembly, op: Json) -> None:

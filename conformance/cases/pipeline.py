@@ -213,13 +213,16 @@ CASES: list[Case] = [
         contracts=PIPELINE,
         why=(
             "4. sort sections; if more than one effective section has complete: true, fail "
-            "(multiple-complete-sections) — before 5. evaluates any section text."
+            "(multiple-complete-sections) — after 1. variables and 3. tool providers were "
+            "evaluated, before 5. evaluates any section text."
         ),
         ops=(
+            s.variable("var", "x", s.provider("X", id="var")),
+            s.tools("tools", s.provider(s.toolset(s.schema("t")), id="tools")),
             s.section("a", "a", 1, "A", complete=True),
             s.section("b", "b", 2, s.provider("B", id="b"), complete=True),
             s.assemble("a", expect=s.error("multiple-complete-sections")),
-            s.counts(expect=s.evaluations(b=0)),
+            s.counts(expect=s.evaluations(var=1, tools=1, b=0)),
         ),
     ),
     Case(
@@ -607,6 +610,138 @@ CASES: list[Case] = [
                     sections=BUILTINS,
                     contexts=[s.entry("clock", "noon")],
                     tools=[s.schema("read")],
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="pipeline/variable-provider-registers-section-in-time",
+        contracts=PIPELINE,
+        why=(
+            "1. evaluate variables happens before 2. form the effective section and context "
+            "maps: a section and a context registered by a variable provider are in the same "
+            "assembly."
+        ),
+        ops=(
+            s.variable(
+                "var",
+                "x",
+                s.provider(
+                    "X",
+                    effects=[
+                        s.section("late-sec", "late", 1, "L"),
+                        s.context("late-ctx", "late", 1, "C"),
+                    ],
+                ),
+            ),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=_sections(s.entry("late", "L")), contexts=[s.entry("late", "C")]
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="pipeline/tool-provider-registers-section-too-late",
+        contracts=PIPELINE,
+        why=(
+            "2. form the effective section and context maps happens before 3. evaluate the tool "
+            "providers: a section or context registered by a tool provider joins from the next "
+            "assembly on."
+        ),
+        ops=(
+            s.tools(
+                "tools",
+                s.provider(
+                    s.toolset(),
+                    effects=[
+                        s.section("late-sec", "late", 1, s.provider("L", id="late-sec")),
+                        s.context("late-ctx", "late", 1, s.provider("C", id="late-ctx")),
+                    ],
+                ),
+            ),
+            s.assemble("a1", expect=s.assembly(sections=BUILTINS, contexts=[])),
+            s.counts(expect=s.evaluations(**{"late-sec": 0, "late-ctx": 0})),
+            s.assemble(
+                "a2",
+                expect=s.assembly(
+                    sections=_sections(s.entry("late", "L")), contexts=[s.entry("late", "C")]
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="pipeline/complete-section-restored-after-an-in-place-edit",
+        contracts=PIPELINE,
+        why=(
+            "5. remember the complete section's evaluated {name, text}; 9. replace the returned "
+            "sections with exactly that remembered section — even when a listener edited the "
+            "section object it was handed in place."
+        ),
+        ops=(
+            s.section("full", "full", 5, "Full text", complete=True),
+            s.listen("l", s.listener({"retext": "sections", "name": "full", "text": "tampered"})),
+            s.assemble("a", expect=s.assembly(sections=[s.entry("full", "Full text")])),
+        ),
+    ),
+    Case(
+        id="mutation/returned-items-are-fresh",
+        contracts=MUTATION,
+        why=(
+            "Every assembly returns fresh section, context and tool containers — their items "
+            "included: editing a returned item in place changes neither a provider's data nor a "
+            "later assembly."
+        ),
+        ops=(
+            s.section("sec", "a", 1, "A"),
+            s.context("ctx", "clock", 1, s.provider("noon")),
+            s.tools("tools", s.provider(s.toolset(s.schema("read", "Read")))),
+            s.assemble("a1"),
+            s.mutate("a1", ["sections", 2, "text"], set="CHANGED"),
+            s.mutate("a1", ["sections", 2, "name"], set="renamed"),
+            s.mutate("a1", ["contexts", 0, "text"], set="CHANGED"),
+            s.mutate("a1", ["tools", 0, "name"], set="renamed"),
+            s.mutate("a1", ["tools", 0, "description"], set="CHANGED"),
+            s.assemble(
+                "a2",
+                expect=s.assembly(
+                    sections=_sections(s.entry("a", "A")),
+                    contexts=[s.entry("clock", "noon")],
+                    tools=[s.schema("read", "Read")],
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="mutation/listener-in-place-edits-do-not-leak",
+        contracts=MUTATION,
+        why=(
+            "Every assembly returns fresh containers: a listener that edits the section and "
+            "context objects it is handed changes that assembly only."
+        ),
+        ops=(
+            s.section("sec", "a", 1, "A"),
+            s.context("ctx", "clock", 1, "noon"),
+            s.listen(
+                "l",
+                s.listener(
+                    {"retext": "sections", "name": "a", "text": "edited"},
+                    {"retext": "contexts", "name": "clock", "text": "edited"},
+                ),
+            ),
+            s.assemble(
+                "a1",
+                expect=s.assembly(
+                    sections=_sections(s.entry("a", "edited")),
+                    contexts=[s.entry("clock", "edited")],
+                ),
+            ),
+            s.release("l"),
+            s.assemble(
+                "a2",
+                expect=s.assembly(
+                    sections=_sections(s.entry("a", "A")), contexts=[s.entry("clock", "noon")]
                 ),
             ),
         ),

@@ -357,31 +357,6 @@ CASES: list[Case] = [
         ),
     ),
     Case(
-        id="scopes/same-name-tools-keep-layer-order",
-        contracts=LAYERS,
-        why=(
-            "Tool providers contribute global first, then farthest→nearest; the name sort is "
-            "the only reordering (a stable sort; nothing merges equal names), so schemas "
-            "sharing a name keep that layer order regardless of registration time."
-        ),
-        ops=(
-            *_chain(),
-            *[
-                s.tools(
-                    f"t-{_label(lr)}",
-                    s.provider(s.toolset(s.schema("lookup", _label(lr)))),
-                    layer=lr,
-                )
-                for lr in reversed(LAYER_NAMES)
-            ],
-            s.assemble(
-                "a",
-                "c",
-                expect=s.assembly(tools=[s.schema("lookup", _label(lr)) for lr in LAYER_NAMES]),
-            ),
-        ),
-    ),
-    Case(
         id="scopes/scoped-listener-sees-its-scope-and-descendants",
         contracts=LAYERS,
         why=(

@@ -195,6 +195,8 @@ CASES: list[Case] = [
         ),
         ops=(
             s.scope("s"),
+            # Layer s exists before the assembly starts ("every existing layer on S's chain").
+            s.variable("sx", "x", s.provider("X"), layer="s"),
             s.variable(
                 "a",
                 "a",
@@ -204,7 +206,9 @@ CASES: list[Case] = [
                 ),
             ),
             s.variable("gb", "b", s.provider("global B")),
-            s.assemble("a1", "s", expect=s.assembly(variables={"a": "A", "b": "scoped B"})),
+            s.assemble(
+                "a1", "s", expect=s.assembly(variables={"a": "A", "b": "scoped B", "x": "X"})
+            ),
             s.counts(expect=s.evaluations(sb=1)),
         ),
     ),
@@ -238,6 +242,20 @@ CASES: list[Case] = [
             s.release("x"),
             s.assemble("a2", expect=s.assembly(variables={})),
             s.counts(expect=s.evaluations(x=1)),
+        ),
+    ),
+    Case(
+        id="variables/released-before-its-turn-is-not-evaluated",
+        contracts=VARIABLES,
+        why=(
+            "Variables are evaluated by iterating the live layer tables: a variable that an "
+            "earlier variable provider releases before its turn is neither evaluated nor listed."
+        ),
+        ops=(
+            s.variable("a", "a", s.provider("A", effects=[s.release("b")])),
+            s.variable("b", "b", s.provider("B", id="b")),
+            s.assemble("a1", expect=s.assembly(variables={"a": "A"})),
+            s.counts(expect=s.evaluations(b=0)),
         ),
     ),
 ]
