@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, settings
 from .case import CONTRACT_IDS
 from .execute import NOT_APPLICABLE, ImplementationErrored
 from .protocol import ProtocolError
-from .report import ImplementationInfo, Report, Result
+from .report import ImplementationInfo, Outcome, Report, Result
 from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
@@ -269,14 +269,13 @@ def _impl_of(item: pytest.Item) -> Implementation | None:
     return None if label is None else item.config.stash[_STATE].implementations[label]
 
 
-def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Any:
+def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Outcome:
     if report.passed:
         return "passed"
     if report.skipped and hasattr(report, "wasxfail"):
         return "expected failure"
     if report.skipped:
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        return "not applicable" if NOT_APPLICABLE in reason else "skipped"
+        return "not applicable" if NOT_APPLICABLE in _longrepr_text(report) else "skipped"
     if report.when != "call" or _is_errored(call.excinfo.value if call.excinfo else None):
         return "errored"
     return "failed"
@@ -295,4 +294,10 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> str:
         return str(report.longrepr)
     if call.excinfo is not None and not report.skipped:
         return str(call.excinfo.value)
-    return report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return _longrepr_text(report)
+
+
+def _longrepr_text(report: pytest.TestReport) -> str:
+    """A skip's reason (pytest keeps it as ``(file, line, reason)``), else the report text."""
+    longrepr = report.longrepr
+    return longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)

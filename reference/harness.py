@@ -197,9 +197,7 @@ class _Scenario:
         if op.get("op") == "release":
             self._handle(op["handle"]).release()
             return
-        handle = op["handle"]
-        if handle in self.handles:
-            raise ScenarioError(f"handle {handle!r} is already used in this scenario")
+        handle = self._new_handle(op)
         layer = self._scope_named(op.get("layer"))
         kind = op.get("kind")
         registry = self.registry
@@ -229,9 +227,7 @@ class _Scenario:
         self._declare(op.get("text"), op.get("provider"))
 
     def _listen(self, op: Json) -> None:
-        handle = op["handle"]
-        if handle in self.handles:
-            raise ScenarioError(f"handle {handle!r} is already used in this scenario")
+        handle = self._new_handle(op)
         spec = op["listener"]
         count = self._counter(spec.get("id"))
         edits = spec.get("edits", [])
@@ -386,6 +382,12 @@ class _Scenario:
             raise ScenarioError(f"unknown scope {name!r}")
         return self.scopes[name]
 
+    def _new_handle(self, op: Json) -> str:
+        handle: str = op["handle"]
+        if handle in self.handles:
+            raise ScenarioError(f"handle {handle!r} is already used in this scenario")
+        return handle
+
     def _handle(self, name: str) -> Registration:
         if name not in self.handles:
             raise ScenarioError(f"unknown handle {name!r}")
@@ -489,25 +491,32 @@ def _mutate(assembly: Assembly, op: Json) -> None:
         )
     elif "set" in op:
         value = op["set"]
-        value = _native(list_name, value) if list_name and len(path) == 2 else value
-        if isinstance(target, dict) or (isinstance(target, list) and isinstance(last, int)):
-            target[last] = value
-        elif isinstance(last, str):
-            setattr(target, last, value)
-        else:
-            raise ScenarioError(f"cannot set {last!r} of a {type(target).__name__}")
+        _assign(target, last, _native(list_name, value) if list_name and len(path) == 2 else value)
     else:
         raise ScenarioError("mutate needs `set` or `append`")
 
 
 def _step(target: Any, key: str | int) -> Any:
-    if isinstance(target, dict):
-        return target[key]
-    if isinstance(target, list) and isinstance(key, int):
+    if _is_item(target, key):
         return target[key]
     if isinstance(key, str):
         return getattr(target, key)
     raise ScenarioError(f"cannot follow {key!r} into a {type(target).__name__}")
+
+
+def _assign(target: Any, key: str | int, value: Any) -> None:
+    """Set what `_step` reads: an item of a dict or list, or an attribute."""
+    if _is_item(target, key):
+        target[key] = value
+    elif isinstance(key, str):
+        setattr(target, key, value)
+    else:
+        raise ScenarioError(f"cannot set {key!r} of a {type(target).__name__}")
+
+
+def _is_item(target: Any, key: str | int) -> bool:
+    """Whether ``key`` names an item (a dict key, a list index) rather than an attribute."""
+    return isinstance(target, dict) or (isinstance(target, list) and isinstance(key, int))
 
 
 def _describe(error: BaseException) -> Json:

@@ -254,7 +254,7 @@ class PromptRegistry:
         """Assemble the prompt for ``context.scope`` (PROMPT-ASSEMBLY-PIPELINE, in its order)."""
         context = context if context is not None else AssembleContext()
         # "the scope chain and whether runtime context is suppressed are fixed when it starts"
-        chain: list[Scope | None] = [None, *(context.scope.lineage() if context.scope else [])]
+        chain = _layer_chain(context.scope)
         suppressed = not self.config.include_runtime_context or any(
             layer.suppressors for layer in self._existing_layers(chain)
         )
@@ -421,6 +421,11 @@ async def _evaluate_text(entry: _Section, context: AssembleContext) -> PromptTex
             f"{entry.name!r}: text provider returned {type(text).__name__}, expected str"
         )
     return PromptText(entry.name, text)
+
+
+def _layer_chain(scope: Scope | None) -> list[Scope | None]:
+    """The layers an assembly for ``scope`` reads: global (``None``), then farthest to nearest."""
+    return [None, *(scope.lineage() if scope else [])]
 
 
 def _finite_order(kind: str, name: str, order: float) -> float:

@@ -15,7 +15,7 @@ from reference import render, tool_order
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.harness import Driver
-from reference.registry import AssembleContext, PromptRegistry, Scope, _resolve
+from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 
 
 class DuplicateNamesReplace(Driver):
@@ -48,11 +48,7 @@ class EvaluatesShadowedProviders(Driver):
         class Registry(PromptRegistry):
             async def assemble(self, context: AssembleContext | None = None) -> Assembly:
                 context = context or AssembleContext()
-                chain: list[Scope | None] = [
-                    None,
-                    *(context.scope.lineage() if context.scope else []),
-                ]
-                layers = self._existing_layers(chain)
+                layers = self._existing_layers(_layer_chain(context.scope))
                 for table in ("sections", "contexts"):
                     for index, layer in enumerate(layers):
                         nearer = [getattr(later, table) for later in layers[index + 1 :]]
