@@ -8,6 +8,7 @@ see `conformance.scenario`). `mismatches` turns a difference into sentences a pe
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -39,7 +40,18 @@ CONTRACT_IDS: Final = (
 
 #: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
 _STATE_OPS: Final = frozenset(
-    {"configure", "scope", "register", "release", "listen", "open", "abort", "mutate"}
+    {
+        "configure",
+        "scope",
+        "register",
+        "release",
+        "listen",
+        "open",
+        "abort",
+        "mutate",
+        "dispose",
+        "change-observer",
+    }
 )
 
 
@@ -149,20 +161,47 @@ def _same_tools(expected: Json, observed: Json) -> bool:
 
     PROMPT-HEADER-CANONICAL compares tool schemas by their JSON serialization, so an implementation
     must keep the key order of ``parameters`` as the provider gave it (PROTOCOL.md promises it).
-    The order of ``name``/``description``/``parameters`` themselves is the harness's business.
+    The order of ``name``/``description``/``parameters`` themselves is the harness's business,
+    and so is the order of integer-like keys (PROMPT-ASSEMBLY-PIPELINE step 3: "an
+    implementation whose objects put integer-like keys first — JavaScript's do — may reorder
+    those, so no check depends on the order of integer-like keys").
     """
     return (
         expected == observed
         and isinstance(observed, list)
         and all(
-            json.dumps(want.get("parameters")) == json.dumps(got.get("parameters"))
+            key_order(want.get("parameters")) == key_order(got.get("parameters"))
             for want, got in zip(expected, observed, strict=True)
         )
     )
 
 
+def key_order(value: Json) -> Json:
+    """The key order a check may depend on: every object's keys but the integer-like ones."""
+    if isinstance(value, dict):
+        return [(key, key_order(item)) for key, item in value.items() if not _integer_like(key)], {
+            key: key_order(item) for key, item in value.items() if _integer_like(key)
+        }
+    if isinstance(value, list):
+        return [key_order(item) for item in value]
+    return None
+
+
+def _integer_like(key: str) -> bool:
+    """A key JavaScript objects list first, in numeric order: an array index ("0", "17")."""
+    return _ARRAY_INDEX.fullmatch(key) is not None and int(key) < 2**32 - 1
+
+
+_ARRAY_INDEX: Final = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def _show(value: Json, limit: int = 600) -> str:
-    shown = json.dumps(value, ensure_ascii=False)
+    # Readable text, but a lone surrogate (a tool name may hold one) stays a JSON escape: raw, it
+    # cannot be printed or written as UTF-8.
+    shown = _LONE_SURROGATE.sub(
+        lambda match: f"\\u{ord(match.group()):04x}", json.dumps(value, ensure_ascii=False)
+    )
     return shown if len(shown) <= limit else shown[:limit] + "…"
 
 

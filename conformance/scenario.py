@@ -18,6 +18,11 @@ from typing import Any, Final
 Json = Any
 _UNSET: Final = object()
 
+#: What a case needs (`Case.requires`) when it uses the registry ops and fields protocol 1.1
+#: added, or blocks in a provider (PROTOCOL.md, "Capabilities").
+REGISTRY_1_1: Final = ("registry", "registry-1.1")
+ASYNC_PROVIDERS: Final = ("registry", "async-providers")
+
 #: CONTRACTS.md, "Literal constants".
 IDENTITY_NAME: Final = "harness:identity"
 IDENTITY_TEXT: Final = "You are an AI agent powered by DeepSeek Harness."
@@ -103,8 +108,17 @@ def listen(handle: str, listener: Json, *, scope: str | None = None) -> Json:
     return _op("listen", _UNSET, handle=handle, scope=scope, listener=listener)
 
 
-def assemble(name: str, scope: str | None = None, *, expect: Json = _UNSET) -> Json:
-    return _op("assemble", expect, assembly=name, scope=scope)
+def assemble(
+    name: str,
+    scope: str | None = None,
+    *,
+    aborted: bool = False,
+    reason: Json = _UNSET,
+    expect: Json = _UNSET,
+) -> Json:
+    """``aborted``: start with a signal that is already aborted (``reason``, default user)."""
+    fields: Json = {"aborted": True, "reason": reason} if aborted else {}
+    return _op("assemble", expect, assembly=name, scope=scope, **fields)
 
 
 def await_(name: str, *, expect: Json = _UNSET) -> Json:
@@ -133,6 +147,20 @@ def mutate(name: str, path: list[str | int], *, set: Json = _UNSET, append: Json
 
 def counts(*, expect: Json = _UNSET) -> Json:
     return _op("counts", expect)
+
+
+def received(tracked_id: str, *, expect: Json = _UNSET) -> Json:
+    """What the provider or listener with this id was given, call by call."""
+    return _op("received", expect, id=tracked_id)
+
+
+def dispose(scope_name: str) -> Json:
+    return _op("dispose", _UNSET, scope=scope_name)
+
+
+def change_observer(fails: str) -> Json:
+    """Add a change observer that throws an error with this message on its first call only."""
+    return _op("change-observer", _UNSET, fails=fails)
 
 
 # -- provider and listener data -------------------------------------------------------------
@@ -173,11 +201,15 @@ def provider(
 def listener(
     *edits: Json,
     id: str | None = None,
+    before: list[Json] | None = None,
     call_next: bool = True,
     wait_gate: str | None = None,
     wait_abort: bool = False,
 ) -> Json:
+    """``edits`` apply to what ``next`` returned; ``before`` to the payload, before ``next``."""
     spec: Json = {"edits": list(edits)}
+    if before is not None:
+        spec["before"] = before
     if id is not None:
         spec["id"] = id
     if not call_next:
@@ -203,6 +235,16 @@ def toolset(*schemas: Json, known: list[str] | None = None) -> Json:
     if known is not None:
         value["knownNames"] = known
     return value
+
+
+def append(list_name: str, item: Json) -> Json:
+    """EDIT: add ``item`` at the end of ``sections``, ``contexts`` or ``tools``."""
+    return {"append": list_name, "item": item}
+
+
+def set_variable(name: str, value: str | None) -> Json:
+    """EDIT: set (or add) a variable of the payload; ``None`` is "registered, no value"."""
+    return {"set-variable": name, "value": value}
 
 
 def entry(name: str, text: str) -> Json:
@@ -237,6 +279,18 @@ def assembly(**fields: Json) -> Json:
 
 def text(value: str) -> Json:
     return {"text": value}
+
+
+def call(scope: str | None = None, *, aborted: bool = False, payload: Json = _UNSET) -> Json:
+    """One recorded call (``received``): the context given, and a listener's payload."""
+    recorded: Json = {"scope": scope, "agent": scope, "aborted": aborted}
+    if payload is not _UNSET:
+        recorded["payload"] = payload
+    return recorded
+
+
+def calls(*recorded: Json) -> Json:
+    return {"calls": list(recorded)}
 
 
 def evaluations(changes: int | None = None, **by_id: int) -> Json:

@@ -1,9 +1,11 @@
 """Property tests of PROMPT-TOOL-ORDER: tool schemas spread over providers in scoped layers.
 
 Tool names are drawn from characters on both sides of U+FFFF (``\\ud7ff``, ``\\ue000``, ``\\uffff``,
-``\\U00010000``, ``\\U0010ffff``...), where UTF-16 code-unit order and code-point order disagree.
-The expected order is known by construction from the rule itself: CONTRACTS.md defines code-unit
-order, in Python, as sorting with the key ``name.encode("utf-16-be")``, and a configured
+``\\U00010000``, ``\\U0010ffff``...), where UTF-16 code-unit order and code-point order disagree,
+and from lone surrogates (``\\ud800``, ``\\udfff``), which JSON can carry. Several schemas may share
+a name: they are all kept, in collection order. The expected order is known by construction from
+the rule itself: CONTRACTS.md defines code-unit order, in Python, as sorting with the key
+``name.encode("utf-16-be", "surrogatepass")``, and a configured
 ``toolOrder`` is generated together with the walk that the rule describes (listed names in place,
 the unlisted visible names at the marker, known-but-absent names skipped). Nothing is asked of the
 reference model.
@@ -11,6 +13,7 @@ reference model.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -27,22 +30,30 @@ CONTRACT: Final = "PROMPT-TOOL-ORDER"
 
 RULE: Final = (
     "Without `toolOrder`: schemas sort by name in UTF-16 code-unit order, locale-independent (in "
-    'Python, `name.encode("utf-16-be")` as the key - NOT plain `sorted()`, which is code-point '
-    "order and differs for characters above U+FFFF)."
+    'Python, `name.encode("utf-16-be", "surrogatepass")` as the key). Schemas sharing a name are '
+    "all kept and the sort is stable: they keep their collection order (providers global first, "
+    "then farthest→nearest, each provider's list in its own order)."
 )
 CONFIGURED_RULE: Final = (
     "With `toolOrder`: every listed name other than the marker must be in the union of all "
     "providers' `knownNames`; a known name that is absent in this scope is simply skipped; listed "
     "tools appear at their listed positions and every unlisted visible tool appears at the "
-    "marker, in code-unit order."
+    "marker, in code-unit order. Schemas sharing a name keep their collection order, also at a "
+    "listed position."
 )
 UNKNOWN_RULE: Final = (
     "With `toolOrder`: every listed name other than the marker must be in the union of all "
     "providers' `knownNames` (else `tool-order-unknown-name`, at assembly)."
 )
 
-#: Around the surrogate range and on both sides of U+FFFF; no lone surrogates.
+#: A high surrogate followed by a low one is a pair, one astral character once in JSON.
+_PAIRED: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+#: Around the surrogate range, on both sides of U+FFFF, and lone surrogates of both halves.
 NAME_CHARS: Final = (
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
     "a",
     "Z",
     "~",
@@ -56,7 +67,7 @@ NAME_CHARS: Final = (
     "\U0010ffff",
 )
 _TOOL_NAMES: Final = st.text(st.sampled_from(NAME_CHARS), min_size=1, max_size=3).filter(
-    lambda name: name != s.UNLISTED_TOOLS
+    lambda name: name != s.UNLISTED_TOOLS and not _PAIRED.search(name)
 )
 #: The scope chain global -> parent -> child; the assembly is for the child, so every layer counts.
 _LAYERS: Final = (None, "parent", "child")
@@ -65,7 +76,7 @@ _PARAMETER_NAMES: Final = ("zeta", "query", "limit", "beta", "alpha")
 
 def code_unit_key(name: str) -> bytes:
     """CONTRACTS.md's own definition of UTF-16 code-unit order in Python."""
-    return name.encode("utf-16-be")
+    return name.encode("utf-16-be", "surrogatepass")
 
 
 @dataclass(frozen=True)
@@ -82,15 +93,27 @@ class ToolWorld:
     """Visible schemas spread over providers, plus known names no provider returns."""
 
     providers: tuple[Provider, ...]
-    visible: tuple[s.Json, ...]
     absent: tuple[str, ...]
 
     @property
+    def collected(self) -> list[s.Json]:
+        """The schemas in collection order: global first, then farthest→nearest layer."""
+        return [
+            schema
+            for layer in _LAYERS
+            for provider in self.providers
+            if provider.layer == layer
+            for schema in provider.schemas
+        ]
+
+    @property
     def known(self) -> list[str]:
-        return [schema["name"] for schema in self.visible] + list(self.absent)
+        """Every known name once: the visible names, then the absent ones."""
+        return list(dict.fromkeys(schema["name"] for schema in self.collected)) + list(self.absent)
 
     def by_code_units(self, names: list[str] | None = None) -> list[s.Json]:
-        chosen = [schema for schema in self.visible if names is None or schema["name"] in names]
+        """A stable sort of the collected schemas (of ``names`` only, if given)."""
+        chosen = [s for s in self.collected if names is None or s["name"] in names]
         return sorted(chosen, key=lambda schema: code_unit_key(schema["name"]))
 
     def ops(self) -> list[s.Json]:
@@ -117,10 +140,16 @@ def _schemas(draw: st.DrawFn, name: str) -> s.Json:
 
 @st.composite
 def _worlds(draw: st.DrawFn) -> ToolWorld:
-    """Distinct names, some returned as schemas, the rest only declared in ``knownNames``."""
+    """Names, some returned as schemas (a name possibly more than once), the rest only declared
+    in ``knownNames``."""
     names = draw(st.lists(_TOOL_NAMES, unique=True, max_size=7))
     visible_count = draw(st.integers(0, len(names)))
-    visible = tuple([draw(_schemas(name)) for name in names[:visible_count]])
+    shared = (
+        draw(st.lists(st.sampled_from(names[:visible_count]), max_size=3)) if visible_count else []
+    )
+    visible = [
+        draw(_schemas(name)) for name in draw(st.permutations(names[:visible_count] + shared))
+    ]
     absent = tuple(names[visible_count:])
     provider_count = draw(st.integers(1, 3))
     layers = draw(
@@ -139,10 +168,10 @@ def _worlds(draw: st.DrawFn) -> ToolWorld:
         # A provider that declares knownNames lists its own schema names too, so that the
         # union of known names is the visible names plus the absent ones whatever the default.
         if extra or draw(st.booleans()):
-            own = [schema["name"] for schema in schemas]
+            own = list(dict.fromkeys(schema["name"] for schema in schemas))
             known = tuple(draw(st.permutations(own + extra)))
         providers.append(Provider(layers[index], schemas, known))
-    return ToolWorld(tuple(providers), visible, absent)
+    return ToolWorld(tuple(providers), absent)
 
 
 @st.composite
@@ -158,14 +187,16 @@ def _configured_worlds(draw: st.DrawFn) -> tuple[ToolWorld, list[str]]:
 
 def _walk(world: ToolWorld, tool_order: list[str]) -> list[s.Json]:
     """The configured order as the rule states it, over the generated visible schemas."""
-    by_name = {schema["name"]: schema for schema in world.visible}
+    by_name: dict[str, list[s.Json]] = {}
+    for schema in world.collected:
+        by_name.setdefault(schema["name"], []).append(schema)
     ordered: list[s.Json] = []
     for name in tool_order:
         if name == s.UNLISTED_TOOLS:
             unlisted = [known for known in by_name if known not in tool_order]
             ordered.extend(world.by_code_units(unlisted))
         elif name in by_name:
-            ordered.append(by_name[name])  # listed and visible: at its listed position
+            ordered.extend(by_name[name])  # listed and visible: at its listed position
         # else: known but absent in this scope: skipped
     return ordered
 
@@ -187,6 +218,10 @@ def test_tools_sort_by_utf16_code_units(impl: Implementation, world: ToolWorld) 
         event("code-unit order differs from code-point order")
     if len({provider.layer for provider in world.providers}) > 1:
         event("providers in several layers")
+    if len(names) > len(set(names)):
+        event("schemas sharing a name")
+    if any("\ud800" <= char <= "\udfff" for name in names for char in name):
+        event("a name with a lone surrogate")
     case = Case(
         id="property/tool-order-default",
         contracts=(CONTRACT,),

@@ -32,7 +32,9 @@ from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry",)
+#: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
+#: provider may block (``waitFor``), which the reference allows (providers may be awaitables).
+CAPABILITIES: Final = ("registry", "registry-1.1", "async-providers")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -44,7 +46,7 @@ class ScenarioError(Exception):
 
 
 class ScriptedFailure(Exception):
-    """What a ``fails`` provider throws."""
+    """What a ``fails`` provider, or a ``change-observer`` op's observer, throws."""
 
 
 class Driver:
@@ -123,6 +125,7 @@ class _Scenario:
         self.gates: dict[str, _Gate] = {}
         self.parked: list[asyncio.Future[None]] = []
         self.evaluations: dict[str, int] = {}
+        self.received: dict[str, list[Json]] = {}
         self.changes = 0
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
@@ -153,8 +156,17 @@ class _Scenario:
         if name in ("register", "release"):
             try:
                 self.apply_effect(op)
-            except ContractError as error:
+            except (ContractError, ScriptedFailure) as error:
                 return _error(error)
+            return _OK
+        if name == "change-observer":
+            self.registry.subscribe(_fails_once(op["fails"]))
+            return _OK
+        if name == "dispose":
+            scope = self._scope_named(op["scope"])
+            if scope is None:
+                raise ScenarioError("dispose needs a scope name (the global layer is not a scope)")
+            self.registry.dispose_scope(scope)
             return _OK
         if name == "scope":
             return self._scope(op)
@@ -169,7 +181,7 @@ class _Scenario:
             self._gate(op["gate"]).open()
             return _OK
         if name == "abort":
-            self._run(op).controller.abort(op.get("reason", {"kind": "user"}))
+            self._run(op).controller.abort(op.get("reason", _USER_ABORT))
             return _OK
         if name in ("render", "render-context"):
             return self._render(name, op)
@@ -178,6 +190,10 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
+        if name == "received":
+            if op["id"] not in self.received:
+                raise ScenarioError(f"no provider or listener has id {op['id']!r}")
+            return {"calls": list(self.received[op["id"]])}
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:
@@ -198,7 +214,9 @@ class _Scenario:
             self._handle(op["handle"]).release()
             return
         handle = self._new_handle(op)
-        layer = self._scope_named(op.get("layer"))
+        if "layer" in op and "scope" in op:
+            raise ScenarioError("register takes `scope` or its older name `layer`, not both")
+        layer = self._scope_named(op.get("scope", op.get("layer")))
         kind = op.get("kind")
         registry = self.registry
         if kind == "section":
@@ -229,15 +247,16 @@ class _Scenario:
     def _listen(self, op: Json) -> None:
         handle = self._new_handle(op)
         spec = op["listener"]
-        count = self._counter(spec.get("id"))
-        edits = spec.get("edits", [])
+        track = self._tracker(spec.get("id"))
         call_next = spec.get("callNext", True)
 
         async def listener(payload: Assembly, context: AssembleContext, next_: Next) -> Assembly:
-            count()
+            track(context, payload)
             await self._wait(spec.get("waitFor"), context.signal)
+            for edit in spec.get("before", []):
+                _edit(payload, edit)
             result = await next_() if call_next else payload
-            for edit in edits:
+            for edit in spec.get("edits", []):
                 _edit(result, edit)
             return result
 
@@ -252,7 +271,7 @@ class _Scenario:
         self, spec: Json, convert: Callable[[Json], Any]
     ) -> Callable[[AssembleContext], Any]:
         """Build a scripted provider; the converted value is built once and returned every time."""
-        count = self._counter(spec.get("id"))
+        track = self._tracker(spec.get("id"))
         if "sequence" in spec:
             values = [convert(value) for value in spec["sequence"]]
         elif "returns" in spec:
@@ -262,10 +281,10 @@ class _Scenario:
         effects = list(spec.get("effects", []))
         calls = 0
 
-        def evaluate() -> Any:
+        def evaluate(context: AssembleContext) -> Any:
             nonlocal calls
             calls += 1
-            count()
+            track(context, None)
             if calls == 1:
                 for effect in effects:
                     self.apply_effect(effect)
@@ -277,29 +296,41 @@ class _Scenario:
             return values[min(call, len(values)) - 1]
 
         if "waitFor" not in spec:
-            return lambda _context: outcome(evaluate())
+            return lambda context: outcome(evaluate(context))
 
         async def evaluate_after_wait(context: AssembleContext) -> Any:
-            call = evaluate()
+            call = evaluate(context)
             await self._wait(spec["waitFor"], context.signal)
             return outcome(call)
 
         return evaluate_after_wait
 
-    def _counter(self, counter_id: str | None) -> Callable[[], None]:
-        if counter_id is None:
-            return lambda: None
+    def _tracker(
+        self, tracked_id: str | None
+    ) -> Callable[[AssembleContext, Assembly | None], None]:
+        """Count the calls of a provider or listener with an ``id``, and record what each got."""
+        if tracked_id is None:
+            return lambda _context, _payload: None
 
-        def count() -> None:
-            self.evaluations[counter_id] = self.evaluations.get(counter_id, 0) + 1
+        def track(context: AssembleContext, payload: Assembly | None) -> None:
+            self.evaluations[tracked_id] = self.evaluations.get(tracked_id, 0) + 1
+            call = {
+                "scope": _scope_json(context.scope),
+                "agent": _scope_json(context.agent),
+                "aborted": context.signal is not None and context.signal.aborted,
+            }
+            if payload is not None:
+                call["payload"] = _assembly_json(payload)
+            self.received.setdefault(tracked_id, []).append(call)
 
-        return count
+        return track
 
     def _declare(self, *specs: Json) -> None:
         """List a registration's provider and listener ids in `counts` once it is accepted."""
         for spec in specs:
             if isinstance(spec, dict) and "id" in spec:
                 self.evaluations.setdefault(spec["id"], 0)
+                self.received.setdefault(spec["id"], [])
 
     async def _wait(self, wait_for: Json | None, signal: AbortSignal | None) -> None:
         if wait_for is None:
@@ -332,6 +363,8 @@ class _Scenario:
             raise ScenarioError(f"assembly {name!r} already started")
         scope = self._scope_named(op.get("scope"))
         controller = AbortController()
+        if op.get("aborted"):
+            controller.abort(op.get("reason", _USER_ABORT))
         context = AssembleContext(scope=scope, agent=scope, signal=controller.signal)
         task = asyncio.get_running_loop().create_task(self.registry.assemble(context))
         self.runs[name] = _Run(task, controller)
@@ -344,10 +377,8 @@ class _Scenario:
         error = run.task.exception()
         if error is None:
             return {"assembly": _assembly_json(run.task.result())}
-        if isinstance(error, ContractError):
+        if isinstance(error, ContractError | ScriptedFailure):
             return _error(error)
-        if isinstance(error, ScriptedFailure):
-            return {"error": {"kind": "scripted-failure", "message": str(error)}}
         raise error
 
     def _render(self, name: str, op: Json) -> Json:
@@ -404,13 +435,34 @@ class _Scenario:
 
 
 _OK: Final = {"ok": True}
+#: PROTOCOL.md: `abort` (and an already-aborted `assemble`) without a `reason` mean a user cancel.
+_USER_ABORT: Final = {"kind": "user"}
 
 
-def _error(error: ContractError) -> Json:
+def _error(error: ContractError | ScriptedFailure) -> Json:
+    if isinstance(error, ScriptedFailure):
+        return {"error": {"kind": "scripted-failure", "message": str(error)}}
     body = {"kind": error.kind, "message": str(error)}
     if error.where is not None:
         body["where"] = error.where
     return {"error": body}
+
+
+def _fails_once(message: str) -> Callable[[object], None]:
+    """A ``system-prompt/change`` observer that throws on its first notification only."""
+    calls = 0
+
+    def observer(_change: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise ScriptedFailure(message)
+
+    return observer
+
+
+def _scope_json(scope: object) -> Json:
+    return scope.name if isinstance(scope, Scope) else None
 
 
 def _order(value: Json) -> Json:
@@ -445,7 +497,7 @@ def _assembly_json(assembly: Assembly) -> Json:
 
 
 _LISTS: Final = ("sections", "contexts", "tools")
-_EDITS: Final = ("append", "remove", "reverse", "replace", "retext")
+_EDITS: Final = ("append", "remove", "reverse", "replace", "retext", "set-variable")
 
 
 def _native(list_name: str, item: Json) -> PromptText | ToolSchema:
@@ -456,6 +508,12 @@ def _native(list_name: str, item: Json) -> PromptText | ToolSchema:
 
 def _edit(assembly: Assembly, edit: Json) -> None:
     verb = next((key for key in _EDITS if key in edit), None)
+    if verb == "set-variable":
+        value = edit["value"]
+        if value is not None and not isinstance(value, str):
+            raise ScenarioError(f"set-variable needs a string or null value, got {value!r}")
+        assembly.variables[edit["set-variable"]] = value
+        return
     list_name = edit.get(verb) if verb else None
     if list_name not in _LISTS or (verb == "retext" and list_name == "tools"):
         raise ScenarioError(f"unknown listener edit {edit!r}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias, TypeVar
 
@@ -123,11 +123,23 @@ class _Listener:
 
 @dataclass
 class _Layer:
+    """One layer's tables. ``variables`` is replaced by a fresh dict when its last variable is
+    released: that is PROMPT-VARIABLE-TEST's new table *generation* (see `_live_variables`)."""
+
     sections: dict[str, _Section] = field(default_factory=dict)
     contexts: dict[str, _Section] = field(default_factory=dict)
     variables: dict[str, _Variable] = field(default_factory=dict)
     tool_providers: list[ToolProvider] = field(default_factory=list)
     suppressors: list[object] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (
+            self.sections
+            or self.contexts
+            or self.variables
+            or self.tool_providers
+            or self.suppressors
+        )
 
 
 class PromptRegistry:
@@ -138,6 +150,7 @@ class PromptRegistry:
         self._layers: dict[Scope | None, _Layer] = {}
         self._listeners: list[_Listener] = []
         self._observers: list[Callable[[Change], None]] = []
+        self._owned: dict[Scope, list[Registration]] = {}
         # "Identity and persona are ordinary sections (a scoped section of the same name shadows
         # them), not string concatenation." Registered before anyone can observe changes.
         if self.config.include_harness_identity:
@@ -167,13 +180,13 @@ class PromptRegistry:
         scope: Scope | None = None,
     ) -> Registration:
         entry = _Section(name, _finite_order("section", name, order), text, complete)
-        return self._add_named("section", self._layer(scope).sections, entry, scope)
+        return self._add_named("section", "sections", entry, scope)
 
     def add_context(
         self, name: str, order: float, text: TextSource, *, scope: Scope | None = None
     ) -> Registration:
         entry = _Section(name, _finite_order("context", name, order), text)
-        return self._add_named("context", self._layer(scope).contexts, entry, scope)
+        return self._add_named("context", "contexts", entry, scope)
 
     def add_variable(
         self, name: str, provider: VariableProvider, *, scope: Scope | None = None
@@ -185,29 +198,40 @@ class PromptRegistry:
                 where=str(name),
             )
         entry = _Variable(name, provider)
-        return self._add_named("variable", self._layer(scope).variables, entry, scope)
+        return self._add_named("variable", "variables", entry, scope)
 
     def add_tool_provider(
         self, provider: ToolProvider, *, scope: Scope | None = None
     ) -> Registration:
-        return self._add_listed("tool-provider", self._layer(scope).tool_providers, provider, scope)
+        return self._add_listed("tool-provider", "tool_providers", provider, scope)
 
     def add_suppressor(self, *, scope: Scope | None = None) -> Registration:
         """Suppress runtime context for assemblies that see this layer."""
-        return self._add_listed("suppressor", self._layer(scope).suppressors, object(), scope)
+        return self._add_listed("suppressor", "suppressors", object(), scope)
 
     def add_assemble_listener(
         self, listener: AssembleListener, *, scope: Scope | None = None
     ) -> Registration:
         """Join the ``system-prompt/assemble`` waterfall (not a registration: no change event).
 
-        Listeners run in the order they were added, the first one outermost; each gets the
-        registry's assembly, the context and ``next``, and what it returns is authoritative.
-        A scoped listener sees assemblies of its scope and of that scope's descendants only.
+        DESIGN-SCOPED-LAYERS: "Listeners compose outermost-first in registration order (the first
+        registered is outermost); every listener and the innermost step share the one payload
+        object". Each gets that payload, the context and ``next``; what it returns is
+        authoritative. A scoped listener sees assemblies of its scope and of that scope's
+        descendants only.
         """
         entry = _Listener(scope, listener)
         self._listeners.append(entry)
-        return Registration(lambda: self._listeners.remove(entry))
+        return self._handle(scope, lambda: self._listeners.remove(entry))
+
+    def dispose_scope(self, scope: Scope) -> None:
+        """Release every registration and listener made in ``scope`` (its owner is disposed).
+
+        Each release is an ordinary release: one ``system-prompt/change`` per registration,
+        none for listeners. The scope stays usable; only what it held is gone.
+        """
+        for registration in self._owned.pop(scope, []):
+            registration.release()
 
     def _layer(self, scope: Scope | None) -> _Layer:
         return self._layers.setdefault(scope, _Layer())
@@ -215,38 +239,85 @@ class PromptRegistry:
     def _add_named(
         self,
         kind: RegistrationKind,
-        table: dict[str, Any],
+        table_name: Literal["sections", "contexts", "variables"],
         entry: _Section | _Variable,
         scope: Scope | None,
     ) -> Registration:
-        if entry.name in table:
+        existing = self._layers.get(scope)
+        if existing is not None and entry.name in getattr(existing, table_name):
             raise ContractError(
                 "duplicate-registration",
                 f"{kind} {entry.name!r} is already registered in {_layer_name(scope)}",
                 where=entry.name,
             )
+        layer = self._layer(scope)
+        table: dict[str, Any] = getattr(layer, table_name)
         table[entry.name] = entry
-        self._notify(Change("register", kind, entry.name, scope))
 
-        def undo() -> None:
+        def remove() -> None:
             if table.get(entry.name) is entry:
                 del table[entry.name]
-            self._notify(Change("release", kind, entry.name, scope))
+            if table_name == "variables" and not table and table is layer.variables:
+                # "Releasing a table's last variable drains it and starts a new generation"
+                layer.variables = {}
 
-        return Registration(undo)
+        return self._commit(Change("register", kind, entry.name, scope), layer, remove)
 
     def _add_listed(
-        self, kind: RegistrationKind, table: list[Any], entry: object, scope: Scope | None
+        self,
+        kind: RegistrationKind,
+        table_name: Literal["tool_providers", "suppressors"],
+        entry: object,
+        scope: Scope | None,
     ) -> Registration:
+        layer = self._layer(scope)
+        table: list[Any] = getattr(layer, table_name)
         table.append(entry)
-        self._notify(Change("register", kind, None, scope))
 
-        def undo() -> None:
+        def remove() -> None:
             # By identity: the same provider callable may be registered more than once.
             del table[next(i for i, item in enumerate(table) if item is entry)]
-            self._notify(Change("release", kind, None, scope))
 
-        return Registration(undo)
+        return self._commit(Change("register", kind, None, scope), layer, remove)
+
+    def _commit(self, change: Change, layer: _Layer, remove: Callable[[], None]) -> Registration:
+        """Notify a registration that is already in place, and return its release handle.
+
+        PROMPT-REGISTRY-CONTRACT: "If delivering a registration's `system-prompt/change`
+        notification throws, the registration is rolled back (the rollback is a release and
+        emits its own notification) and the error reaches the caller: no handle is returned,
+        the name is free again, and nothing of it is assembled."
+        """
+        scope = change.scope
+
+        def undo() -> None:
+            remove()
+            if scope is not None and layer.is_empty() and self._layers.get(scope) is layer:
+                # "a scoped layer exists while it holds at least one registration of any kind"
+                del self._layers[scope]
+            self._notify(Change("release", change.kind, change.name, scope))
+
+        registration = self._handle(scope, undo)
+        try:
+            self._notify(change)
+        except BaseException:
+            registration.release()
+            raise
+        return registration
+
+    def _handle(self, scope: Scope | None, undo: Callable[[], None]) -> Registration:
+        """A release handle, remembered under its scope for `dispose_scope` until released."""
+
+        def release() -> None:
+            owned = self._owned.get(scope, []) if scope is not None else []
+            if registration in owned:
+                owned.remove(registration)
+            undo()
+
+        registration = Registration(release)
+        if scope is not None:
+            self._owned.setdefault(scope, []).append(registration)
+        return registration
 
     # -- assembly ---------------------------------------------------------------------------
 
@@ -362,29 +433,21 @@ class PromptRegistry:
     ) -> dict[str, str | None]:
         """PROMPT-VARIABLE-TEST: iterate the *live* layer tables, global then farthest->nearest.
 
-        Like a JavaScript Map iterator: an entry added while iterating is visited in this same
-        pass, an entry released before its turn is not. Every provider runs; a nearer layer's
-        value overwrites a farther one's.
+        "The layers visited are fixed when the assembly starts" (a layer created or re-created
+        during the assembly is not visited); within one visited table the iteration is live for
+        one generation (`_live_variables`). Every provider runs; a nearer layer's value
+        overwrites a farther one's.
         """
         values: dict[str, str | None] = {}
-        for key in chain:
-            visited: set[_Variable] = set()
-            while True:
-                table = self._layers[key].variables if key in self._layers else {}
-                pending = [entry for entry in table.values() if entry not in visited]
-                if not pending:
-                    break
-                for entry in pending:
-                    if table.get(entry.name) is not entry:
-                        continue  # released (or replaced) by an earlier provider in this pass
-                    visited.add(entry)
-                    value = await _resolve(entry.provider(context))
-                    if value is not None and not isinstance(value, str):
-                        raise TypeError(
-                            f"variable {entry.name!r}: provider returned "
-                            f"{type(value).__name__}, expected str or None"
-                        )
-                    values[entry.name] = value
+        for layer in self._existing_layers(chain):
+            for entry in _live_variables(layer):
+                value = await _resolve(entry.provider(context))
+                if value is not None and not isinstance(value, str):
+                    raise TypeError(
+                        f"variable {entry.name!r}: provider returned "
+                        f"{type(value).__name__}, expected str or None"
+                    )
+                values[entry.name] = value
         return values
 
     async def _waterfall(
@@ -412,6 +475,26 @@ async def _resolve(value: MaybeAwaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+def _live_variables(layer: _Layer) -> Iterator[_Variable]:
+    """The variables of the layer's current table generation, in insertion order, read live.
+
+    Like a JavaScript Map iterator: "a variable registered into it by an earlier provider, before
+    the iteration over that table ends, is evaluated in the same assembly; one released before it
+    is reached is not evaluated". "Releasing a table's last variable drains it and starts a new
+    generation: an iteration in progress over that table stops there" — the registry then gives
+    the layer a new dict, so the iteration stops once ``layer.variables`` is another object.
+    (A plain ``for`` over the dict would raise when a provider changes it.)
+    """
+    table = layer.variables
+    reached: set[_Variable] = set()
+    while table is layer.variables:
+        entry = next((entry for entry in table.values() if entry not in reached), None)
+        if entry is None:
+            return
+        reached.add(entry)
+        yield entry
 
 
 async def _evaluate_text(entry: _Section, context: AssembleContext) -> PromptText:

@@ -7,6 +7,8 @@ complete check; 5 section texts; 6 context texts unless suppressed; 7 tool order
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import scenario as s
 from ..case import Case
 from ..scenario import Json
@@ -25,7 +27,7 @@ def _append(list_name: str, item: Json) -> Json:
     return {"append": list_name, "item": item}
 
 
-# -- step order, observed through a provider blocked on a gate ---------------------------------
+# -- step order: observed through a throwing provider, or one blocked on a gate ---------------
 
 _STAGES = ("var", "tools", "sec", "ctx", "listener")
 _STAGE_CASES = {
@@ -45,7 +47,43 @@ _STAGE_CASES = {
 }
 
 
-def _step_order_case(blocked: str) -> Case:
+def _stage_registrations(provider: Callable[[object, str], Json]) -> list[Json]:
+    """One counted registration per stage, registered in the reverse of the step order."""
+    return [
+        s.listen("listener", s.listener(id="listener")),
+        s.context("ctx", "ctx", 1, provider("C", "ctx")),
+        s.section("sec", "sec", 1, provider("S", "sec")),
+        s.tools("tools", provider(s.toolset(s.schema("tool")), "tools")),
+        s.variable("var", "var", provider("V", "var")),
+    ]
+
+
+def _step_order_case(failing: str) -> Case:
+    """Every stage counts its evaluations; `failing` throws, so the later stages never run."""
+
+    def provider(value: object, stage: str) -> Json:
+        if stage == failing:
+            return s.provider(fails=f"{stage} fails", id=stage)
+        return s.provider(value, id=stage)
+
+    name, rule = _STAGE_CASES[failing]
+    done = _STAGES[: _STAGES.index(failing) + 1]
+    return Case(
+        id=f"pipeline/{name}",
+        contracts=PIPELINE,
+        why=(
+            f"assemble(context) does its steps in order: {rule}; a provider throwing rejects the "
+            "whole assembly, so no later step runs."
+        ),
+        ops=(
+            *_stage_registrations(provider),
+            s.assemble("a", expect=s.error("scripted-failure")),
+            s.counts(expect=s.evaluations(**{stage: int(stage in done) for stage in _STAGES})),
+        ),
+    )
+
+
+def _blocked_step_order_case(blocked: str) -> Case:
     """Every stage counts its evaluations; `blocked` waits on gate g, so later ones wait too."""
 
     def provider(value: object, stage: str) -> Json:
@@ -54,15 +92,12 @@ def _step_order_case(blocked: str) -> Case:
     name, rule = _STAGE_CASES[blocked]
     done = _STAGES[: _STAGES.index(blocked) + 1]
     return Case(
-        id=f"pipeline/{name}",
+        id=f"pipeline/{name}-while-blocked",
         contracts=PIPELINE,
+        requires=s.ASYNC_PROVIDERS,
         why=f"assemble(context) does its steps in order: {rule}.",
         ops=(
-            s.listen("listener", s.listener(id="listener")),
-            s.context("ctx", "ctx", 1, provider("C", "ctx")),
-            s.section("sec", "sec", 1, provider("S", "sec")),
-            s.tools("tools", provider(s.toolset(s.schema("tool")), "tools")),
-            s.variable("var", "var", provider("V", "var")),
+            *_stage_registrations(provider),
             s.assemble("a", expect=s.PENDING),
             s.counts(expect=s.evaluations(**{stage: int(stage in done) for stage in _STAGES})),
             s.open_gate("g"),
@@ -105,6 +140,7 @@ def _params() -> Json:
 
 CASES: list[Case] = [
     *[_step_order_case(stage) for stage in _STAGE_CASES],
+    *[_blocked_step_order_case(stage) for stage in _STAGE_CASES],
     # -- the waterfall is authoritative --------------------------------------------------
     Case(
         id="pipeline/waterfall-result-is-authoritative",

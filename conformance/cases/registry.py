@@ -239,6 +239,73 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        id="registry/failed-change-notification-rolls-a-section-back",
+        contracts=REGISTRY,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "If delivering a registration's system-prompt/change notification throws, the "
+            "registration is rolled back (the rollback is a release and emits its own "
+            "notification) and the error reaches the caller: no handle is returned, the name is "
+            "free again, and nothing of it is assembled."
+        ),
+        ops=(
+            s.configure({"includeHarnessIdentity": False}),
+            s.change_observer("observer fails"),
+            s.section("first", "x", 1, "first", expect=s.error("scripted-failure")),
+            s.counts(expect=s.evaluations(changes=2)),
+            s.assemble("a1", expect=s.assembly(sections=[s.EMPTY_PERSONA])),
+            s.section("second", "x", 1, "second"),
+            s.counts(expect=s.evaluations(changes=3)),
+            s.assemble("a2", expect=s.assembly(sections=[s.EMPTY_PERSONA, s.entry("x", "second")])),
+        ),
+    ),
+    Case(
+        id="registry/failed-change-notification-rolls-a-tool-provider-back",
+        contracts=REGISTRY,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "A registration whose change notification throws is rolled back: nothing of it is "
+            "assembled, so a tool provider registered again after the failure contributes once, "
+            "and the rolled-back one is never evaluated."
+        ),
+        ops=(
+            s.change_observer("observer fails"),
+            s.tools(
+                "first",
+                s.provider(s.toolset(s.schema("t", "first")), id="first"),
+                expect=s.error("scripted-failure"),
+            ),
+            s.tools("second", s.provider(s.toolset(s.schema("t", "second")), id="second")),
+            s.assemble("a", expect=s.assembly(tools=[s.schema("t", "second")])),
+            s.counts(expect=s.evaluations(second=1, changes=3)),
+        ),
+    ),
+    Case(
+        id="registry/failed-change-notification-rolls-back-in-a-scope",
+        contracts=REGISTRY,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "A rolled-back registration frees its name (here a scoped variable: registering "
+            "the name again in the same scope is no duplicate-registration) and nothing of it "
+            "is assembled."
+        ),
+        ops=(
+            s.scope("s"),
+            s.change_observer("observer fails"),
+            s.variable(
+                "first",
+                "x",
+                s.provider("first", id="first"),
+                layer="s",
+                expect=s.error("scripted-failure"),
+            ),
+            s.assemble("a1", "s", expect=s.assembly(variables={})),
+            s.variable("second", "x", s.provider("second"), layer="s"),
+            s.assemble("a2", "s", expect=s.assembly(variables={"x": "second"})),
+            s.counts(expect=s.evaluations(changes=3)),
+        ),
+    ),
+    Case(
         id="registry/release-removes-from-next-assembly",
         contracts=REGISTRY,
         why=(

@@ -382,6 +382,90 @@ CASES: list[Case] = [
             s.counts(expect=s.evaluations(lgp=3, lall=6)),
         ),
     ),
+    Case(
+        id="scopes/listeners-compose-outermost-first-in-registration-order",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "Listeners compose outermost-first in registration order (the first registered is "
+            "outermost): the outer listener's edit before `next` comes first, the inner one's "
+            "after it; after `next`, the inner listener edits first and the outer one last."
+        ),
+        ops=(
+            s.configure({"includeHarnessIdentity": False}),
+            s.listen(
+                "outer",
+                s.listener(
+                    s.append("sections", s.entry("outer-after", "D")),
+                    before=[s.append("sections", s.entry("outer-before", "A"))],
+                ),
+            ),
+            s.listen(
+                "inner",
+                s.listener(
+                    s.append("sections", s.entry("inner-after", "C")),
+                    before=[s.append("sections", s.entry("inner-before", "B"))],
+                ),
+            ),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=[
+                        s.EMPTY_PERSONA,
+                        s.entry("outer-before", "A"),
+                        s.entry("inner-before", "B"),
+                        s.entry("inner-after", "C"),
+                        s.entry("outer-after", "D"),
+                    ]
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/listeners-share-one-payload-object",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "Every listener and the innermost step share the one payload object, so an in-place "
+            "edit made before `next` is what inner listeners see: the inner listener is given "
+            "the payload with the outer one's edits (a section appended, a variable set), and "
+            "the innermost step returns that same object."
+        ),
+        ops=(
+            s.configure({"includeHarnessIdentity": False}),
+            s.variable("x", "x", s.provider("from provider")),
+            s.listen(
+                "outer",
+                s.listener(
+                    before=[
+                        s.append("sections", s.entry("added", "by outer")),
+                        s.set_variable("x", "from outer"),
+                    ],
+                ),
+            ),
+            s.listen("inner", s.listener(id="inner")),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=[s.EMPTY_PERSONA, s.entry("added", "by outer")],
+                    variables={"x": "from outer"},
+                ),
+            ),
+            s.received(
+                "inner",
+                expect=s.calls(
+                    s.call(
+                        payload={
+                            "sections": [s.EMPTY_PERSONA, s.entry("added", "by outer")],
+                            "contexts": [],
+                            "tools": [],
+                            "variables": {"x": "from outer"},
+                        }
+                    )
+                ),
+            ),
+        ),
+    ),
     # -- PROMPT-SCOPE-SHADOW: a shadowed provider is never evaluated -----------------------
     Case(
         id="scope-shadow/shadowed-section-provider-not-evaluated",
@@ -470,6 +554,7 @@ CASES: list[Case] = [
     Case(
         id="scope-shadow/shadowed-blocking-provider-is-not-awaited",
         contracts=SHADOW,
+        requires=s.ASYNC_PROVIDERS,
         why=(
             "A shadowed provider is never called: a global provider that would block on a "
             "closed gate does not hold up the scoped assembly."

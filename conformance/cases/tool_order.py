@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from .. import scenario as s
 from ..case import Case
 from ..scenario import Json
@@ -38,6 +40,49 @@ def _unsorted_params() -> Json:
         },
         "additionalProperties": False,
     }
+
+
+#: Providers in the order they are registered: (layer, [(name, description)…]). Collection order
+#: is by layer (global, then p, then c), each provider's list in its own order.
+_SHARED: Final = (
+    ("c", [("a", "c")]),
+    (None, [("a", "g-1"), ("b", "g"), ("a", "g-2")]),
+    ("p", [("b", "p"), ("a", "p")]),
+)
+#: The schemas of `_SHARED` in collection order.
+_COLLECTED: Final = [("a", "g-1"), ("b", "g"), ("a", "g-2"), ("b", "p"), ("a", "p"), ("a", "c")]
+
+
+def _shared_names_case(case_id: str, tool_order: list[str] | None, names: list[str]) -> Case:
+    """Schemas sharing names spread over three layers; ``names`` is the expected name order."""
+    config = [] if tool_order is None else [s.configure({"toolOrder": tool_order})]
+    # A stable order keeps each name's schemas in collection order.
+    by_name = {name: [d for n, d in _COLLECTED if n == name] for name in ("a", "b")}
+    expected = [s.schema(name, by_name[name].pop(0)) for name in names]
+    return Case(
+        id=f"tool-order/{case_id}",
+        contracts=TOOL_ORDER,
+        why=(
+            "Schemas sharing a name are all kept (no de-duplication) and the sort is stable: "
+            "they keep their collection order (providers global first, then farthest→nearest, "
+            "each provider's list in its own order), both in plain code-unit order and at a "
+            "listed position."
+        ),
+        ops=(
+            *config,
+            s.scope("p"),
+            s.scope("c", "p"),
+            *[
+                s.tools(
+                    f"tools-{index}",
+                    s.provider(s.toolset(*[s.schema(n, d) for n, d in schemas])),
+                    layer=layer,
+                )
+                for index, (layer, schemas) in enumerate(_SHARED)
+            ],
+            s.assemble("a", "c", expect=s.assembly(tools=expected)),
+        ),
+    )
 
 
 def _ordered(
@@ -76,6 +121,14 @@ CASES: list[Case] = [
         "sorts before U+E000 and U+FF5E (plain sorted() would put it last).",
         [TILDE, GRIN, PRIVATE, "z"],
         ["z", GRIN, PRIVATE, TILDE],
+    ),
+    _ordered(
+        "lone-surrogates-by-utf16-code-units",
+        "Code-unit order holds for names holding a lone surrogate, which JSON can carry as "
+        "\\ud800: D800 < D83D DE00 (U+1F600) < DFFF < E000 (CONTRACTS.md's Python hint is "
+        '`name.encode("utf-16-be", "surrogatepass")`).',
+        [PRIVATE, "\udfff", GRIN, "\ud800"],
+        ["\ud800", GRIN, "\udfff", PRIVATE],
     ),
     Case(
         id="tool-order/schemas-of-all-providers-sorted-together",
@@ -282,4 +335,11 @@ CASES: list[Case] = [
             s.assemble("a", expect=s.assembly(tools=_schemas("a", "b", "0first"))),
         ),
     ),
+    *[
+        _shared_names_case(case_id, tool_order, expected)
+        for case_id, tool_order, expected in (
+            ("shared-names-kept-in-collection-order", None, ["a"] * 4 + ["b"] * 2),
+            ("shared-names-kept-at-a-listed-position", ["b", REST], ["b"] * 2 + ["a"] * 4),
+        )
+    ],
 ]

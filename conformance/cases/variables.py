@@ -10,6 +10,14 @@ VARIABLES = ("PROMPT-VARIABLE-TEST",)
 NO_IDENTITY = s.configure({"includeHarnessIdentity": False})
 
 
+def _new() -> Json:
+    return s.provider("new", id="new")
+
+
+def _late() -> Json:
+    return s.provider("L", id="late")
+
+
 def _chain() -> list[Json]:
     return [s.scope("gp"), s.scope("p", "gp"), s.scope("c", "p")]
 
@@ -256,6 +264,126 @@ CASES: list[Case] = [
             s.variable("b", "b", s.provider("B", id="b")),
             s.assemble("a1", expect=s.assembly(variables={"a": "A"})),
             s.counts(expect=s.evaluations(b=0)),
+        ),
+    ),
+    # -- table generations and the layers visited (CONTRACTS.md, updated for issue 6) -------
+    Case(
+        id="variables/self-replacement-alone-in-its-table-waits-for-the-next-assembly",
+        contracts=VARIABLES,
+        why=(
+            "Releasing a table's last variable drains it and starts a new generation: an "
+            "iteration in progress over that table stops there, and variables registered into it "
+            "afterwards are first evaluated by the next assembly (e.g. a scoped variable that "
+            "releases itself and registers its replacement). A section keeps layer s alive, so "
+            "only the generation rule is at work; the old provider was evaluated, so its value "
+            "is listed."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("keep", "keep", 1, "", layer="s"),
+            s.variable(
+                "old",
+                "x",
+                s.provider(
+                    "old",
+                    id="old",
+                    effects=[s.release("old"), s.variable("new", "x", _new(), layer="s")],
+                ),
+                layer="s",
+            ),
+            s.assemble("a1", "s", expect=s.assembly(variables={"x": "old"})),
+            s.counts(expect=s.evaluations(old=1, new=0)),
+            s.assemble("a2", "s", expect=s.assembly(variables={"x": "new"})),
+            s.counts(expect=s.evaluations(old=1, new=1)),
+        ),
+    ),
+    Case(
+        id="variables/self-replacement-beside-another-variable-is-evaluated-now",
+        contracts=VARIABLES,
+        why=(
+            "Within one visited table the iteration is live for one table generation: the table "
+            "still holds y when x releases itself, so no new generation starts, and the "
+            "replacement registered before the iteration over that table ends is evaluated in "
+            "the same assembly (after y), its value overwriting the old one."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable(
+                "old",
+                "x",
+                s.provider(
+                    "old",
+                    id="old",
+                    effects=[s.release("old"), s.variable("new", "x", _new(), layer="s")],
+                ),
+                layer="s",
+            ),
+            s.variable("y", "y", s.provider("Y", id="y"), layer="s"),
+            s.assemble("a1", "s", expect=s.assembly(variables={"x": "new", "y": "Y"})),
+            s.counts(expect=s.evaluations(old=1, new=1, y=1)),
+        ),
+    ),
+    Case(
+        id="variables/provider-releasing-a-later-scoped-variable",
+        contracts=VARIABLES,
+        why=(
+            "A variable released before it is reached is not evaluated: the global provider "
+            "releases b of layer s, which is visited later (global first, then the chain); c "
+            "keeps the table's generation alive and is evaluated."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable("a", "a", s.provider("A", id="a", effects=[s.release("b")])),
+            s.variable("b", "b", s.provider("B", id="b"), layer="s"),
+            s.variable("c", "c", s.provider("C", id="c"), layer="s"),
+            s.assemble("a1", "s", expect=s.assembly(variables={"a": "A", "c": "C"})),
+            s.counts(expect=s.evaluations(a=1, b=0, c=1)),
+        ),
+    ),
+    Case(
+        id="variables/layer-created-mid-assembly-is-not-visited",
+        contracts=VARIABLES,
+        why=(
+            "The layers visited are fixed when the assembly starts: a scoped layer exists while "
+            "it holds at least one registration, so s has no layer when the assembly starts, "
+            "and the layer the global provider creates by registering into s is not visited; "
+            "the next assembly evaluates it."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable(
+                "a",
+                "a",
+                s.provider("A", effects=[s.variable("late", "b", _late(), layer="s")]),
+            ),
+            s.assemble("a1", "s", expect=s.assembly(variables={"a": "A"})),
+            s.counts(expect=s.evaluations(late=0)),
+            s.assemble("a2", "s", expect=s.assembly(variables={"a": "A", "b": "L"})),
+            s.counts(expect=s.evaluations(late=1)),
+        ),
+    ),
+    Case(
+        id="variables/layer-re-created-mid-assembly-is-not-visited",
+        contracts=VARIABLES,
+        why=(
+            "A layer re-created after it emptied during the assembly is not visited: releasing "
+            "s's only registration ends layer s, and registering into s again creates a new "
+            "layer, evaluated from the next assembly."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable(
+                "a",
+                "a",
+                s.provider(
+                    "A",
+                    effects=[s.release("only"), s.variable("late", "b", _late(), layer="s")],
+                ),
+            ),
+            s.variable("only", "x", s.provider("X", id="only"), layer="s"),
+            s.assemble("a1", "s", expect=s.assembly(variables={"a": "A"})),
+            s.counts(expect=s.evaluations(only=0, late=0)),
+            s.assemble("a2", "s", expect=s.assembly(variables={"a": "A", "b": "L"})),
         ),
     ),
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Final
 
-from reference import render, tool_order
+from reference import registry, render, tool_order
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.harness import Driver
@@ -23,9 +23,9 @@ class DuplicateNamesReplace(Driver):
 
     def make_registry(self, config: PromptConfig) -> PromptRegistry:
         class Registry(PromptRegistry):
-            def _add_named(self, kind, table, entry, scope):  # type: ignore[no-untyped-def]
-                table.pop(entry.name, None)
-                return super()._add_named(kind, table, entry, scope)
+            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
+                getattr(self._layer(scope), table_name).pop(entry.name, None)
+                return super()._add_named(kind, table_name, entry, scope)
 
         return Registry(config)
 
@@ -98,6 +98,74 @@ class SnapshotVariables(Driver):
         return Registry(config)
 
 
+class VariableTablesWithoutGenerations(Driver):
+    """Variables are read from whatever layer exists when the iteration reaches it, and a
+    table's iteration goes on after its last variable was released (no new generation)."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            async def _evaluate_variables(self, chain, context):  # type: ignore[no-untyped-def]
+                values = {}
+                for key in chain:
+                    reached: set[object] = set()
+                    while True:
+                        layer = self._layers.get(key)
+                        table = layer.variables if layer is not None else {}
+                        entry = next((e for e in table.values() if e not in reached), None)
+                        if entry is None:
+                            break
+                        reached.add(entry)
+                        values[entry.name] = await _resolve(entry.provider(context))
+                return values
+
+        return Registry(config)
+
+
+class KeepsRegistrationWhenNotifyFails(Driver):
+    """A registration whose change notification throws stays registered (with no handle)."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            def _commit(self, change, layer, remove):  # type: ignore[no-untyped-def]
+                observers, self._observers = self._observers, []
+                try:
+                    registration = super()._commit(change, layer, remove)
+                finally:
+                    self._observers = observers
+                self._notify(change)
+                return registration
+
+        return Registry(config)
+
+
+class DeduplicatedToolNames(Driver):
+    """Tools are keyed by name, so of several schemas sharing a name only the last is kept."""
+
+    def __init__(self) -> None:
+        ordered = registry.order_tools
+
+        def order_tools(schemas, known_names, tool_order):  # type: ignore[no-untyped-def]
+            by_name = {schema.name: schema for schema in schemas}
+            return ordered(by_name.values(), known_names, tool_order)
+
+        registry.order_tools = order_tools  # type: ignore[assignment]
+
+
+class LastListenerOutermost(Driver):
+    """The waterfall composes the last registered listener outermost."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            async def _waterfall(self, assembly, context, chain):  # type: ignore[no-untyped-def]
+                self._listeners.reverse()
+                try:
+                    return await super()._waterfall(assembly, context, chain)
+                finally:
+                    self._listeners.reverse()
+
+        return Registry(config)
+
+
 class RescanningRenderer(Driver):
     """Substituted values are scanned again, so a value containing ``{{x}}`` is expanded too."""
 
@@ -125,6 +193,10 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NoFinalConstraints": "PROMPT-ASSEMBLY-PIPELINE",
     "SharedToolParameters": "PROMPT-ASSEMBLY-MUTATION-TEST",
     "SnapshotVariables": "PROMPT-VARIABLE-TEST",
+    "VariableTablesWithoutGenerations": "PROMPT-VARIABLE-TEST",
+    "KeepsRegistrationWhenNotifyFails": "PROMPT-REGISTRY-CONTRACT",
+    "DeduplicatedToolNames": "PROMPT-TOOL-ORDER",
+    "LastListenerOutermost": "DESIGN-SCOPED-LAYERS",
     "RescanningRenderer": "PROMPT-STRICT-RENDER",
     "CodePointToolOrder": "PROMPT-TOOL-ORDER",
 }

@@ -151,3 +151,68 @@ class TestServe:
         (answer,) = [json.loads(line) for line in stdout.getvalue().splitlines()]
         assert answer["type"] == "errored"
         assert "bad JSON" in answer["context"]
+
+
+class TestProtocol11Ops:
+    """The registry ops and fields of protocol 1.1 (capability ``registry-1.1``)."""
+
+    def test_the_reference_declares_the_1_1_capabilities(self) -> None:
+        started = Driver().handle({"type": "start", "protocol": PROTOCOL_VERSION})
+        assert {"registry", "registry-1.1", "async-providers"} <= set(started["capabilities"])
+
+    def test_received_records_context_and_listener_payload(self) -> None:
+        seen = observations(
+            s.configure({"includeHarnessIdentity": False}),
+            s.scope("s"),
+            s.section("p", "p", 1, s.provider("P", id="p")),
+            s.listen("l", s.listener(id="l")),
+            s.assemble("a", "s", aborted=True, reason={"kind": "disposed"}),
+            s.received("p"),
+            s.received("l"),
+        )
+        assert seen[5] == s.calls(s.call("s", aborted=True))
+        payload = seen[6]["calls"][0]["payload"]
+        assert payload["sections"] == [s.EMPTY_PERSONA, s.entry("p", "P")]
+
+    def test_an_aborted_assemble_lets_a_listener_waiting_for_abort_go_on(self) -> None:
+        seen = observations(
+            s.listen("l", s.listener(wait_abort=True)), s.assemble("a", aborted=True)
+        )
+        assert "assembly" in seen[1]
+
+    def test_register_takes_scope_as_the_word_for_layer(self) -> None:
+        op = s.section("h", "x", 1, "scoped")
+        del op["layer"]
+        seen = observations(
+            s.scope("s"), {**op, "scope": "s"}, s.assemble("g"), s.assemble("in", "s")
+        )
+        assert s.entry("x", "scoped") not in seen[2]["assembly"]["sections"]
+        assert s.entry("x", "scoped") in seen[3]["assembly"]["sections"]
+
+    def test_register_with_both_scope_and_layer_is_refused(self) -> None:
+        assert run(s.scope("s"), {**s.section("h", "x", 1, "X"), "scope": "s"})["type"] == "errored"
+
+    def test_dispose_releases_what_the_scope_holds(self) -> None:
+        seen = observations(
+            s.scope("s"),
+            s.section("sec", "x", 1, "X", layer="s"),
+            s.suppressor("sup", layer="s"),
+            s.listen("l", s.listener(id="l"), scope="s"),
+            s.dispose("s"),
+            s.counts(),
+            s.assemble("a", "s"),
+            s.counts(),
+        )
+        assert seen[5]["changes"] == 4
+        assert s.entry("x", "X") not in seen[6]["assembly"]["sections"]
+        assert seen[7]["evaluations"]["l"] == 0
+
+    def test_dispose_of_an_unknown_scope_is_refused(self) -> None:
+        assert run(s.dispose("nowhere"))["type"] == "errored"
+
+    def test_set_variable_with_a_non_string_value_is_refused(self) -> None:
+        bad = s.listener(before=[{"set-variable": "x", "value": 5}])
+        assert run(s.listen("l", bad), s.assemble("a"))["type"] == "errored"
+
+    def test_received_for_an_unknown_id_is_refused(self) -> None:
+        assert run(s.received("nobody"))["type"] == "errored"

@@ -140,6 +140,76 @@ class TestPromptRegistryContractNotifications:
         assert ("a", "new") in pairs(assemble(registry).sections)
 
 
+class FailsOnce:
+    """A change observer that throws on its first notification only, recording every one."""
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def __call__(self, change: Change) -> None:
+        self.changes.append(change)
+        if len(self.changes) == 1:
+            raise RuntimeError("observer failed")
+
+
+class TestPromptRegistryContractNotificationFailure:
+    """PROMPT-REGISTRY-CONTRACT: a throwing change notification rolls the registration back."""
+
+    @pytest.mark.parametrize("scope", [None, CHILD], ids=["global", "scoped"])
+    @pytest.mark.parametrize("kind", list(REGISTRATIONS))
+    def test_registration_is_rolled_back_and_the_error_reaches_the_caller(
+        self, kind: str, scope: Scope | None
+    ) -> None:
+        registry = make()
+        observer = FailsOnce()
+        registry.subscribe(observer)
+        with pytest.raises(RuntimeError, match="observer failed"):
+            REGISTRATIONS[kind](registry, scope, "name")
+        assert [change.action for change in observer.changes] == ["register", "release"]
+        assert assemble(registry, scope) == assemble(make(), scope)
+        REGISTRATIONS[kind](registry, scope, "name")  # the name is free again
+
+    def test_a_rolled_back_tool_provider_contributes_nothing(self) -> None:
+        registry = bare()
+        registry.subscribe(FailsOnce())
+        provider = Counted(ToolContribution([{"name": "t", "parameters": {}}]))
+        with pytest.raises(RuntimeError):
+            registry.add_tool_provider(provider)
+        registry.add_tool_provider(provider)
+        assert [tool.name for tool in assemble(registry).tools] == ["t"]
+        assert provider.calls == 1
+
+
+class TestScopeDisposal:
+    """DESIGN-SCOPED-LAYERS: disposing a scope releases everything it holds, and only that."""
+
+    def test_every_registration_and_listener_of_the_scope_is_released_once(self) -> None:
+        registry = bare()
+        seen: list[Scope | None] = []
+        for kind, register in REGISTRATIONS.items():
+            register(registry, CHILD, kind)
+        registry.add_section("kept", 1, "K", scope=ROOT)
+        registry.add_assemble_listener(watch(seen), scope=CHILD)
+        changes = recorded(registry)
+        registry.dispose_scope(CHILD)
+        assert [change.action for change in changes] == ["release"] * len(REGISTRATIONS)
+        assembly = assemble(registry, CHILD)
+        assert pairs(assembly.sections) == [(PERSONA, ""), ("kept", "K")]
+        assert (assembly.contexts, assembly.tools, assembly.variables, seen) == ([], [], {}, [])
+        registry.dispose_scope(CHILD)
+        assert len(changes) == len(REGISTRATIONS)
+
+    def test_a_handle_released_before_disposal_is_not_released_again(self) -> None:
+        registry = bare()
+        first = registry.add_section("a", 1, "A", scope=CHILD)
+        first.release()
+        registry.add_section("a", 1, "again", scope=CHILD)
+        changes = recorded(registry)
+        registry.dispose_scope(CHILD)
+        assert len(changes) == 1
+        assert pairs(assemble(registry, CHILD).sections) == [(PERSONA, "")]
+
+
 class TestPromptRegistryContractRejections:
     """PROMPT-REGISTRY-CONTRACT: duplicates, non-finite orders, bad variable names."""
 

@@ -397,11 +397,66 @@ class TestPromptVariableTest:
     ) -> None:
         registry = bare()
         late = Counted("L")
+        registry.add_section("keeps-the-layer", 1, "", scope=CHILD)
         registry.add_variable(
             "early", Counted("E", then=lambda: registry.add_variable("late", late, scope=CHILD))
         )
         assert assemble(registry, CHILD).variables == {"early": "E", "late": "L"}
         assert late.calls == 1
+
+    def test_layer_created_during_the_assembly_is_not_visited(self) -> None:
+        registry = bare()
+        late = Counted("L")
+        registry.add_variable(
+            "early", Counted("E", then=lambda: registry.add_variable("late", late, scope=CHILD))
+        )
+        assert assemble(registry, CHILD).variables == {"early": "E"}
+        assert late.calls == 0
+        assert assemble(registry, CHILD).variables == {"early": "E", "late": "L"}
+
+    def test_layer_emptied_and_recreated_during_the_assembly_is_not_visited(self) -> None:
+        registry = bare()
+        handles: dict[str, Any] = {}
+        replacement = Counted("new")
+
+        def replace() -> None:
+            handles["old"].release()  # CHILD's only registration: the layer is gone
+            registry.add_variable("v", replacement, scope=CHILD)
+
+        registry.add_variable("early", Counted("E", then=replace))
+        handles["old"] = registry.add_variable("v", Counted("old"), scope=CHILD)
+        assert assemble(registry, CHILD).variables == {"early": "E"}
+        assert replacement.calls == 0
+        assert assemble(registry, CHILD).variables == {"early": "E", "v": "new"}
+
+    def test_self_replacement_in_a_table_of_one_waits_for_the_next_assembly(self) -> None:
+        registry = bare()
+        registry.add_section("keeps-the-layer", 1, "", scope=CHILD)
+        handles: dict[str, Any] = {}
+        replacement = Counted("new")
+
+        def replace() -> None:
+            handles["old"].release()  # the table's last variable: a new generation starts
+            registry.add_variable("v", replacement, scope=CHILD)
+
+        handles["old"] = registry.add_variable("v", Counted("old", then=replace), scope=CHILD)
+        assert assemble(registry, CHILD).variables == {"v": "old"}
+        assert replacement.calls == 0
+        assert assemble(registry, CHILD).variables == {"v": "new"}
+
+    def test_self_replacement_beside_another_variable_is_evaluated_at_once(self) -> None:
+        registry = bare()
+        handles: dict[str, Any] = {}
+        replacement = Counted("new")
+
+        def replace() -> None:
+            handles["old"].release()  # "other" remains: the same generation goes on
+            registry.add_variable("v", replacement, scope=CHILD)
+
+        handles["old"] = registry.add_variable("v", Counted("old", then=replace), scope=CHILD)
+        registry.add_variable("other", Counted("O"), scope=CHILD)
+        assert assemble(registry, CHILD).variables == {"v": "new", "other": "O"}
+        assert replacement.calls == 1
 
     def test_variable_released_before_its_turn_is_not_evaluated(self) -> None:
         registry = bare()

@@ -1,0 +1,66 @@
+"""Every case requires the capabilities its ops need (PROTOCOL.md, "Versioning").
+
+A minor version's additions are reachable only through a capability, so that a harness written for
+an earlier minor version gets *not applicable*, never *errored*. This walks every example case and
+checks it declares what it uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.case import Case
+from conformance.cases import all_cases
+
+#: What each 1.1 addition needs, found by a predicate over one JSON object of a scenario.
+NEEDS: dict[str, tuple[str, Any]] = {
+    "a provider's waitFor": (
+        "async-providers",
+        lambda node: "waitFor" in node and any(k in node for k in ("returns", "sequence", "fails")),
+    ),
+    "ops added in 1.1": (
+        "registry-1.1",
+        lambda node: node.get("op") in ("dispose", "received", "change-observer"),
+    ),
+    "an aborted assemble": ("registry-1.1", lambda node: "aborted" in node),
+    "before edits": ("registry-1.1", lambda node: "before" in node),
+    "set-variable": ("registry-1.1", lambda node: "set-variable" in node),
+    "scope on register": (
+        "registry-1.1",
+        lambda node: node.get("op") == "register" and "scope" in node,
+    ),
+}
+CASES = all_cases()
+
+
+def _objects(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_the_case_requires_what_it_uses(case: Case) -> None:
+    used = {
+        (what, capability)
+        for node in _objects(case.scenario()["ops"])
+        for what, (capability, found) in NEEDS.items()
+        if found(node)
+    }
+    missing = sorted(
+        f"{capability} (for {what})" for what, capability in used if capability not in case.requires
+    )
+    assert not missing, f"{case.id} uses, but does not require: {missing}"
+
+
+def test_the_check_finds_something() -> None:
+    # Not vacuous: some cases do use each capability.
+    required = {capability for case in CASES for capability in case.requires}
+    assert {"async-providers", "registry-1.1"} <= required
