@@ -37,12 +37,9 @@ def validate_tool_order(tool_order: Sequence[str]) -> tuple[str, ...]:
     """Check a configured `toolOrder` when the configuration is loaded (`tool-order-invalid`).
 
     "A `toolOrder` with a duplicate name, or without exactly one rest marker (an empty list has
-    none), is rejected when the configuration is loaded."
+    none), is rejected when the configuration is loaded." Its type (a list of strings) is
+    `PromptConfig`'s check (`config-invalid`).
     """
-    if isinstance(tool_order, str) or not all(isinstance(name, str) for name in tool_order):
-        raise ContractError(
-            "tool-order-invalid", "toolOrder must be a list of tool names", where="toolOrder"
-        )
     seen: set[str] = set()
     for position, name in enumerate(tool_order):
         if name in seen:

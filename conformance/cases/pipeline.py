@@ -402,6 +402,109 @@ CASES: list[Case] = [
             s.counts(expect=s.evaluations(clock=1)),
         ),
     ),
+    Case(
+        id="pipeline/suppressors-released-one-by-one",
+        contracts=PIPELINE,
+        why=(
+            "Contexts are [] while a suppressor exists in the global layer or on the chain: "
+            "with two suppressors, releasing one leaves the other, and only releasing the last "
+            "lets the contexts (and their provider) back."
+        ),
+        ops=(
+            s.scope("s"),
+            s.suppressor("global-1"),
+            s.suppressor("global-2"),
+            s.suppressor("scoped", layer="s"),
+            s.context("clock", "clock", 1, s.provider("noon", id="clock")),
+            s.assemble("a1", expect=s.assembly(contexts=[])),
+            s.release("global-1"),
+            s.assemble("a2", expect=s.assembly(contexts=[])),
+            s.release("global-2"),
+            s.assemble("a3", expect=s.assembly(contexts=[s.entry("clock", "noon")])),
+            s.assemble("a4", "s", expect=s.assembly(contexts=[])),
+            s.release("scoped"),
+            s.assemble("a5", "s", expect=s.assembly(contexts=[s.entry("clock", "noon")])),
+            s.counts(expect=s.evaluations(clock=2)),
+        ),
+    ),
+    # -- a listener that does not call next ------------------------------------------------
+    Case(
+        id="pipeline/listener-without-next-owns-the-result",
+        contracts=(*PIPELINE, "DESIGN-SCOPED-LAYERS"),
+        why=(
+            "A listener may not call `next` at all: its own result is then authoritative for "
+            "everything inside it, so the inner listener is never called, and the result is "
+            "the payload it was given (the registry's output) with its edits."
+        ),
+        ops=(
+            s.context("clock", "clock", 1, s.provider("noon")),
+            s.listen(
+                "outer",
+                s.listener(_append("sections", s.entry("mine", "M")), id="outer", call_next=False),
+            ),
+            s.listen("inner", s.listener(_append("sections", s.entry("inner", "I")), id="inner")),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=_sections(s.entry("mine", "M")), contexts=[s.entry("clock", "noon")]
+                ),
+            ),
+            s.counts(expect=s.evaluations(outer=1, inner=0)),
+        ),
+    ),
+    Case(
+        id="pipeline/short-circuiting-listener-still-gets-final-constraints",
+        contracts=PIPELINE,
+        why=(
+            "Step 9 follows the waterfall whatever its listeners did: a listener that does not "
+            "call `next` and returns its own sections and contexts still has the sections "
+            "replaced by exactly the remembered complete section, and the contexts forced to "
+            "[] under a suppressor."
+        ),
+        ops=(
+            s.section("only", "only", 5, "Only", complete=True),
+            s.suppressor("sup"),
+            s.context("clock", "clock", 1, s.provider("noon", id="clock")),
+            s.listen(
+                "l",
+                s.listener(
+                    {"replace": "sections", "items": [s.entry("mine", "M")]},
+                    _append("contexts", s.entry("late", "L")),
+                    call_next=False,
+                ),
+            ),
+            s.assemble("a", expect=s.assembly(sections=[ONLY], contexts=[])),
+            s.counts(expect=s.evaluations(clock=0)),
+        ),
+    ),
+    # -- blocking in a listener -------------------------------------------------------------
+    Case(
+        id="pipeline/listener-blocks-after-every-provider-ran",
+        contracts=PIPELINE,
+        why=(
+            "8. the waterfall runs after steps 1-7, so a listener blocked on a gate finds every "
+            "provider evaluated once; the assembly is pending until the listener goes on, and "
+            "what `next` gave it is then the result."
+        ),
+        ops=(
+            s.listen("listener", s.listener(id="listener", wait_gate="g")),
+            *_stage_registrations(lambda value, stage: s.provider(value, id=stage))[1:],
+            s.assemble("a", expect=s.PENDING),
+            s.counts(expect=s.evaluations(**dict.fromkeys(_STAGES, 1))),
+            s.await_("a", expect=s.PENDING),
+            s.open_gate("g"),
+            s.await_(
+                "a",
+                expect=s.assembly(
+                    sections=_sections(s.entry("sec", "S")),
+                    contexts=[s.entry("ctx", "C")],
+                    tools=[s.schema("tool")],
+                    variables={"var": "V"},
+                ),
+            ),
+            s.counts(expect=s.evaluations(**dict.fromkeys(_STAGES, 1))),
+        ),
+    ),
     # -- output and failures --------------------------------------------------------------
     Case(
         id="pipeline/sections-and-contexts-come-out-uninterpolated",

@@ -29,6 +29,19 @@ def _bad_tool_order(case_id: str, tool_order: list[str], why: str) -> Case:
     )
 
 
+def _wrong_type(field: str, value: Json, label: str, contracts: tuple[str, ...]) -> Case:
+    return Case(
+        id=f"registry/config-{field}-given-{label}",
+        contracts=contracts,
+        why=(
+            "A field of the wrong type — a non-string persona, a non-boolean flag (0 is not "
+            "false), a toolOrder that is not a list of strings — is rejected when loaded: "
+            "config-invalid."
+        ),
+        ops=(s.configure({field: value}, expect=s.error("config-invalid")),),
+    )
+
+
 CASES: list[Case] = [
     # -- built-in sections ----------------------------------------------------------------
     Case(
@@ -306,6 +319,22 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        id="registry/second-release-is-a-no-op",
+        contracts=REGISTRY,
+        why=(
+            "Releasing twice is a no-op the second time (one notification): it neither notifies "
+            "again nor removes a later registration of the same name."
+        ),
+        ops=(
+            s.section("old", "x", 1, "old"),
+            s.release("old"),
+            s.section("new", "x", 1, "new"),
+            s.release("old"),
+            s.counts(expect=s.evaluations(changes=3)),
+            s.assemble("a", expect=s.assembly(sections=_sections(s.entry("x", "new")))),
+        ),
+    ),
+    Case(
         id="registry/release-removes-from-next-assembly",
         contracts=REGISTRY,
         why=(
@@ -407,6 +436,77 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        id="registry/orders-at-the-builtin-orders-tie-after-them",
+        contracts=REGISTRY,
+        why=(
+            "Identity sorts at order -100 and persona at 0, as ordinary sections; ties go by "
+            "position in the effective map, and the built-ins were registered first: a section "
+            "at -100 comes right after identity, one at -0.5 between identity and persona, one "
+            "at 0 right after persona (whatever order they were registered in)."
+        ),
+        ops=(
+            s.section("at-persona", "at-persona", 0, "P"),
+            s.section("between", "between", -0.5, "B"),
+            s.section("at-identity", "at-identity", -100, "I"),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=[
+                        s.IDENTITY,
+                        s.entry("at-identity", "I"),
+                        s.entry("between", "B"),
+                        s.EMPTY_PERSONA,
+                        s.entry("at-persona", "P"),
+                    ]
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="registry/negative-zero-order-equals-zero",
+        contracts=REGISTRY,
+        why=(
+            "Only non-finite orders are rejected, and sections sort ascending by order: -0 is "
+            "finite and equal to 0, so it ties with persona (order 0) and, registered later, "
+            "comes after it — and before 0.5."
+        ),
+        ops=(
+            s.section("half", "half", 0.5, "H"),
+            s.section("negative-zero", "negative-zero", -0.0, "Z"),
+            s.context("c-half", "c-half", 0.5, "CH"),
+            s.context("c-zero", "c-zero", 0, "C0"),
+            s.context("c-negative-zero", "c-negative-zero", -0.0, "CZ"),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=_sections(s.entry("negative-zero", "Z"), s.entry("half", "H")),
+                    contexts=[
+                        s.entry("c-zero", "C0"),
+                        s.entry("c-negative-zero", "CZ"),
+                        s.entry("c-half", "CH"),
+                    ],
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="registry/integer-orders-beyond-the-double-range-rejected",
+        contracts=REGISTRY,
+        why=(
+            "Orders are numbers (doubles, as in the upstream's JavaScript): an integer with 400 "
+            "digits is Infinity there, and a non-finite order is rejected (invalid-order), for "
+            "sections and contexts alike; a rejected registration leaves nothing behind."
+        ),
+        ops=(
+            s.section("huge", "huge", 10**400, "H", expect=s.error("invalid-order", where="huge")),
+            s.context(
+                "tiny", "tiny", -(10**400), "T", expect=s.error("invalid-order", where="tiny")
+            ),
+            s.counts(expect=s.evaluations(changes=0)),
+            s.assemble("a", expect=s.assembly(sections=_sections(), contexts=[])),
+        ),
+    ),
+    Case(
         id="registry/variable-names-checked-at-registration",
         contracts=REGISTRY,
         why=(
@@ -462,6 +562,46 @@ CASES: list[Case] = [
                 ),
             ),
             s.counts(expect=s.evaluations(sec=2, ctx=2)),
+        ),
+    ),
+    # -- configuration: field types and null ----------------------------------------------
+    *[
+        _wrong_type(field, value, label, contracts)
+        for field, value, label, contracts in (
+            ("persona", 5, "a-number", REGISTRY),
+            ("includeRuntimeContext", 0, "zero", REGISTRY),
+            ("includeHarnessIdentity", "false", "a-string", REGISTRY),
+            ("toolOrder", "a", "a-string", (*REGISTRY, *TOOL_ORDER)),
+            ("toolOrder", [1, s.UNLISTED_TOOLS], "a-number-in-the-list", (*REGISTRY, *TOOL_ORDER)),
+        )
+    ],
+    Case(
+        id="registry/config-null-means-absent",
+        contracts=(*REGISTRY, *TOOL_ORDER),
+        why=(
+            "A field given as null means absent (its default), for every field including "
+            "toolOrder: the identity section is registered, persona is '', runtime context is "
+            "not suppressed, and tools sort in plain code-unit order."
+        ),
+        ops=(
+            s.configure(
+                {
+                    "includeHarnessIdentity": None,
+                    "includeRuntimeContext": None,
+                    "persona": None,
+                    "toolOrder": None,
+                }
+            ),
+            s.context("clock", "clock", 1, "noon"),
+            s.tools("tools", s.provider(s.toolset(s.schema("b"), s.schema("a")))),
+            s.assemble(
+                "a",
+                expect=s.assembly(
+                    sections=_sections(),
+                    contexts=[s.entry("clock", "noon")],
+                    tools=[s.schema("a"), s.schema("b")],
+                ),
+            ),
         ),
     ),
     # -- configuration: toolOrder validation at load time ----------------------------------

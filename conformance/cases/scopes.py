@@ -29,6 +29,10 @@ def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 
+def _append_section(name: str, text: str) -> Json:
+    return s.append("sections", s.entry(name, text))
+
+
 CASES: list[Case] = [
     # -- DESIGN-SCOPED-LAYERS: nearest layer wins a name -------------------------------------
     Case(
@@ -464,6 +468,137 @@ CASES: list[Case] = [
                     )
                 ),
             ),
+        ),
+    ),
+    Case(
+        id="scopes/released-scoped-context-lets-the-global-one-show-again",
+        contracts=LAYERS,
+        why=(
+            "The nearest layer wins a name, among the registrations in force: once the scoped "
+            "context is released, the scope's assemblies see the global context of that name "
+            "again (it was shadowed, never removed)."
+        ),
+        ops=(
+            s.scope("s"),
+            s.context("g", "clock", 1, "global"),
+            s.context("sc", "clock", 1, "scoped", layer="s"),
+            s.assemble("a1", "s", expect=s.assembly(contexts=[s.entry("clock", "scoped")])),
+            s.release("sc"),
+            s.assemble("a2", "s", expect=s.assembly(contexts=[s.entry("clock", "global")])),
+            s.assemble("a3", expect=s.assembly(contexts=[s.entry("clock", "global")])),
+        ),
+    ),
+    Case(
+        id="scopes/disposing-a-scope-releases-what-it-holds",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "Disposing a scope (PROTOCOL: dispose) releases every registration and listener "
+            "made in it: each release emits its system-prompt/change notification (five "
+            "here), the names it shadowed show again, its tools, variable, suppressor and "
+            "listener are gone — and what its child scope holds stays."
+        ),
+        ops=(
+            s.scope("s"),
+            s.scope("c", "s"),
+            s.context("g", "clock", 1, "global"),
+            s.section("sx", "x", 1, "from s", layer="s"),
+            s.context("sctx", "clock", 1, "from s", layer="s"),
+            s.variable("sv", "v", s.provider("from s"), layer="s"),
+            s.tools("st", s.provider(s.toolset(s.schema("s_tool"))), layer="s"),
+            s.suppressor("ssup", layer="s"),
+            s.listen("sl", s.listener(id="sl"), scope="s"),
+            s.section("cx", "y", 2, "from c", layer="c"),
+            s.counts(expect=s.evaluations(changes=7)),
+            s.dispose("s"),
+            s.counts(expect=s.evaluations(changes=12)),
+            s.assemble(
+                "a",
+                "c",
+                expect=s.assembly(
+                    sections=_sections(s.entry("y", "from c")),
+                    contexts=[s.entry("clock", "global")],
+                    tools=[],
+                    variables={},
+                ),
+            ),
+            s.counts(expect=s.evaluations(sl=0)),
+        ),
+    ),
+    Case(
+        id="scopes/providers-and-listeners-get-the-assembly-context",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "The assembly context carries the agent as both agent and scope (PROTOCOL: "
+            "assemble starts assemble({agent: scope, scope, signal})): every provider and "
+            "listener of an assembly for c is given scope c and agent c, including those "
+            "registered in the global layer and in c's parent."
+        ),
+        ops=(
+            s.scope("p"),
+            s.scope("c", "p"),
+            s.variable("v", "v", s.provider("V", id="v")),
+            s.section("sec", "sec", 1, s.provider("S", id="sec"), layer="p"),
+            s.context("ctx", "ctx", 1, s.provider("C", id="ctx"), layer="c"),
+            s.tools("tools", s.provider(s.toolset(), id="tools"), layer="p"),
+            s.assemble("a", "c"),
+            *[
+                s.received(tracked, expect=s.calls(s.call("c")))
+                for tracked in ("v", "sec", "ctx", "tools")
+            ],
+            s.assemble("b"),
+            s.received("v", expect=s.calls(s.call("c"), s.call(None))),
+        ),
+    ),
+    Case(
+        id="scopes/listener-waiting-for-the-abort-signal",
+        contracts=LAYERS,
+        why=(
+            "system-prompt/assemble listeners are asynchronous and may block (await a gate or "
+            "the abort signal): a listener waiting for the signal keeps its assembly pending "
+            "until that assembly — and no other — is aborted, then goes on; the assembly then "
+            "completes with the listener's result."
+        ),
+        ops=(
+            s.listen(
+                "l",
+                s.listener(
+                    _append_section("after-abort", "A"),
+                    id="l",
+                    wait_abort=True,
+                ),
+            ),
+            s.assemble("a", expect=s.PENDING),
+            s.assemble("b", expect=s.PENDING),
+            s.abort("a"),
+            s.await_("a", expect=s.assembly(sections=_sections(s.entry("after-abort", "A")))),
+            s.await_("b", expect=s.PENDING),
+            s.abort("b", {"kind": "disposed"}),
+            s.await_("b", expect=s.assembly(sections=_sections(s.entry("after-abort", "A")))),
+        ),
+    ),
+    Case(
+        id="scopes/already-aborted-assembly",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "The assembly context carries the signal: started with a signal that is already "
+            "aborted, providers and listeners are given an aborted signal, and a listener "
+            "waiting for the abort goes on at once — the registry itself completes the "
+            "assembly (it is the listeners' job to stop early)."
+        ),
+        ops=(
+            s.section("sec", "sec", 1, s.provider("S", id="sec")),
+            s.listen("l", s.listener(_append_section("after-abort", "A"), id="l", wait_abort=True)),
+            s.assemble(
+                "a",
+                aborted=True,
+                expect=s.assembly(
+                    sections=_sections(s.entry("sec", "S"), s.entry("after-abort", "A"))
+                ),
+            ),
+            s.received("sec", expect=s.calls(s.call(None, aborted=True))),
         ),
     ),
     # -- PROMPT-SCOPE-SHADOW: a shadowed provider is never evaluated -----------------------

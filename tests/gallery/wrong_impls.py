@@ -9,6 +9,7 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import math
 from typing import Final
 
 from reference import registry, render, tool_order
@@ -166,6 +167,119 @@ class LastListenerOutermost(Driver):
         return Registry(config)
 
 
+class InnerListenersRunAnyway(Driver):
+    """A listener that does not call ``next`` does not stop the inner listeners from running."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            def add_assemble_listener(self, listener, *, scope=None):  # type: ignore[no-untyped-def]
+                async def always_next(payload, context, next_):  # type: ignore[no-untyped-def]
+                    called = False
+
+                    async def tracked_next():  # type: ignore[no-untyped-def]
+                        nonlocal called
+                        called = True
+                        return await next_()
+
+                    result = await _resolve(listener(payload, context, tracked_next))
+                    if not called:
+                        await next_()
+                    return result
+
+                return super().add_assemble_listener(always_next, scope=scope)
+
+        return Registry(config)
+
+
+class FinalConstraintsOnlyAfterTheInnermostStep(Driver):
+    """Step 9 is skipped when a listener short-circuits the waterfall (never reaches its end)."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            reached = False
+
+            async def _waterfall(self, assembly, context, chain):  # type: ignore[no-untyped-def]
+                async def innermost(payload, context, next_):  # type: ignore[no-untyped-def]
+                    self.reached = True
+                    return await next_()
+
+                self.reached = False
+                handle = self.add_assemble_listener(innermost)
+                try:
+                    return await super()._waterfall(assembly, context, chain)
+                finally:
+                    handle.release()
+
+            def _apply_final_constraints(self, result, remembered, suppressed):  # type: ignore[no-untyped-def,override]
+                if not self.reached:
+                    return result
+                return PromptRegistry._apply_final_constraints(result, remembered, suppressed)
+
+        return Registry(config)
+
+
+class ReleaseIsNotIdempotent(Driver):
+    """Every call of ``release()`` runs the release again, so a second one notifies again."""
+
+    def __init__(self) -> None:
+        def release(self):  # type: ignore[no-untyped-def]
+            if self._undo is not None:
+                self._undo()
+
+        registry.Registration.release = release  # type: ignore[method-assign]
+
+
+class SuppressorIsAFlag(Driver):
+    """A layer's suppression is one flag: every suppressor of a layer shares the first one's
+    handle, so releasing any of them turns suppression off."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            flags: dict[object, registry.Registration]
+
+            def add_suppressor(self, *, scope=None):  # type: ignore[no-untyped-def]
+                if not hasattr(self, "flags"):
+                    self.flags = {}
+                layer = self._layers.get(scope)
+                if layer is None or not layer.suppressors:
+                    self.flags[scope] = super().add_suppressor(scope=scope)
+                return self.flags[scope]
+
+        return Registry(config)
+
+
+class NegativeZeroBeforeZero(Driver):
+    """Orders compare in a total order (like Java's ``Double.compare``): -0 sorts before 0."""
+
+    def __init__(self) -> None:
+        finite_order = registry._finite_order
+
+        def total_order(kind, name, order):  # type: ignore[no-untyped-def]
+            value = finite_order(kind, name, order)
+            return -5e-324 if value == 0 and math.copysign(1, value) < 0 else value
+
+        registry._finite_order = total_order  # type: ignore[assignment]
+
+
+class ReleaseRemovesTheNameEverywhere(Driver):
+    """Releasing a scoped section or context removes that name from every layer."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
+                registration = super()._add_named(kind, table_name, entry, scope)
+
+                def release() -> None:
+                    registration.release()
+                    if table_name != "variables":
+                        for layer in self._layers.values():
+                            getattr(layer, table_name).pop(entry.name, None)
+
+                return registry.Registration(release)
+
+        return Registry(config)
+
+
 class RescanningRenderer(Driver):
     """Substituted values are scanned again, so a value containing ``{{x}}`` is expanded too."""
 
@@ -197,6 +311,12 @@ WRONG_IMPLEMENTATIONS: Final = {
     "KeepsRegistrationWhenNotifyFails": "PROMPT-REGISTRY-CONTRACT",
     "DeduplicatedToolNames": "PROMPT-TOOL-ORDER",
     "LastListenerOutermost": "DESIGN-SCOPED-LAYERS",
+    "InnerListenersRunAnyway": "DESIGN-SCOPED-LAYERS",
+    "FinalConstraintsOnlyAfterTheInnermostStep": "PROMPT-ASSEMBLY-PIPELINE",
+    "ReleaseIsNotIdempotent": "PROMPT-REGISTRY-CONTRACT",
+    "SuppressorIsAFlag": "PROMPT-ASSEMBLY-PIPELINE",
+    "NegativeZeroBeforeZero": "PROMPT-REGISTRY-CONTRACT",
+    "ReleaseRemovesTheNameEverywhere": "DESIGN-SCOPED-LAYERS",
     "RescanningRenderer": "PROMPT-STRICT-RENDER",
     "CodePointToolOrder": "PROMPT-TOOL-ORDER",
 }

@@ -45,6 +45,31 @@ class TestConfiguration:
     def test_unknown_key_is_config_invalid(self, key: str) -> None:
         assert load_error({key: True}).kind == "config-invalid"
 
+    @pytest.mark.parametrize(
+        ("key", "value"),
+        [
+            ("persona", 5),
+            ("persona", True),
+            ("includeRuntimeContext", 0),
+            ("includeHarnessIdentity", "yes"),
+            ("toolOrder", "a"),
+            ("toolOrder", [1, MARKER]),
+            ("toolOrder", {"a": MARKER}),
+        ],
+    )
+    def test_a_field_of_the_wrong_type_is_config_invalid(self, key: str, value: Any) -> None:
+        error = load_error({key: value})
+        assert (error.kind, error.where) == ("config-invalid", key)
+
+    def test_null_means_absent_for_every_field(self) -> None:
+        keys = ["includeHarnessIdentity", "includeRuntimeContext", "persona", "toolOrder"]
+        assert PromptConfig.load(dict.fromkeys(keys)) == PromptConfig()
+
+    def test_the_python_constructor_checks_types_too(self) -> None:
+        with pytest.raises(ContractError) as info:
+            PromptConfig(persona=None)  # type: ignore[arg-type]
+        assert info.value.kind == "config-invalid"
+
 
 class TestPromptToolOrderConfig:
     """PROMPT-TOOL-ORDER: a bad `toolOrder` is rejected at load time (`tool-order-invalid`)."""
