@@ -292,6 +292,22 @@ class RescanningRenderer(Driver):
         render.interpolate = twice  # type: ignore[assignment]
 
 
+class QuadraticRenderer(Driver):
+    """Like the upstream: at every ``{{`` the rest of the text is scanned for ``}}`` again."""
+
+    def __init__(self) -> None:
+        linear = render.interpolate
+
+        def rescanning(text, variables, *, where):  # type: ignore[no-untyped-def]
+            start = text.find("{{")
+            while start != -1:
+                text.find("}}", start + 2)  # to the end of the text when there is none
+                start = text.find("{{", start + 2)
+            return linear(text, variables, where=where)
+
+        render.interpolate = rescanning  # type: ignore[assignment]
+
+
 class CodePointToolOrder(Driver):
     """Tools sorted with plain ``sorted()`` (code points), not by UTF-16 code units."""
 
@@ -318,5 +334,6 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NegativeZeroBeforeZero": "PROMPT-REGISTRY-CONTRACT",
     "ReleaseRemovesTheNameEverywhere": "DESIGN-SCOPED-LAYERS",
     "RescanningRenderer": "PROMPT-STRICT-RENDER",
+    "QuadraticRenderer": "PROMPT-STRICT-RENDER",
     "CodePointToolOrder": "PROMPT-TOOL-ORDER",
 }
