@@ -9,6 +9,7 @@ capability the case needs: "not applicable"; or it was stopped earlier: "not rea
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Final
 
 import pytest
@@ -47,7 +48,11 @@ def check(impl: Implementation, case: Case) -> list[Json]:
         # retrying a crashing or hanging implementation only makes the run slower.
         raise impl.latched_error
     require_capabilities(impl, case.requires)
-    outcome = impl.run(case.id, case.scenario())
+    impl.running = (case.id, time.monotonic())
+    try:
+        outcome = impl.run(case.id, case.scenario())
+    finally:
+        impl.running = None
     if outcome.kind == "skipped":
         pytest.skip(f"skipped by the implementation: {outcome.reason}")
     if outcome.kind == "errored":
@@ -58,7 +63,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
         raise impl.latched_error
     problems = mismatches(case, outcome.observations)
     if problems:
-        raise ConformanceFailure(_failure(case, outcome.observations, problems))
+        raise ConformanceFailure(failure_message(case, outcome.observations, problems))
     return outcome.observations
 
 
@@ -90,7 +95,7 @@ def _handshake(impl: Implementation) -> Handshake:
         raise impl.latched_error from None
 
 
-def _failure(case: Case, observations: list[Json], problems: list[str]) -> str:
+def failure_message(case: Case, observations: list[Json], problems: list[str]) -> str:
     """Each mismatch as a sentence, and below it where exactly the values differ."""
     lines = [f"{case.id} ({', '.join(case.contracts)}):"]
     if len(observations) != len(case.ops):

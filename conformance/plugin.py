@@ -29,9 +29,14 @@ implementation. The terminal summary prints the table of `conformance.report`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import math
 import os
+import re
+import threading
+import time
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,7 +50,10 @@ from .report import ImplementationInfo, Outcome, Report, Result, verdict
 from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
+_WATCH = pytest.StashKey["_Watch"]()
 _PACKAGE: Final = Path(__file__).resolve().parent
+#: After this long, the running case is named on the terminal (see `_Watch`).
+_SLOW: Final = 2.0
 
 #: The suite's Hypothesis settings, applied to the suite's property tests only (never loaded as a
 #: global profile): deterministic under CI, and no deadline (a subprocess answers in its own time).
@@ -114,48 +122,77 @@ def _count(text: str) -> int:
     return int(text)
 
 
+#: The suite's options, one table for pytest (`pytest_addoption`) and for ``dsh-conformance
+#: --help`` (`conformance.runner`), which lists them before pytest's own.
+OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
+    (
+        "--impl",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "SPEC",
+            "help": "implementation under test: 'reference', 'module:attr', or a command line "
+            "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable: a comparison)",
+        },
+    ),
+    (
+        "--case-timeout",
+        {
+            "type": _seconds,
+            "default": DEFAULT_TIMEOUT,
+            "metavar": "SECONDS",
+            "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
+        },
+    ),
+    (
+        "--contract",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "ID",
+            "help": "run only conformance tests tagged with this contract ID (repeatable)",
+        },
+    ),
+    (
+        "--max-errors",
+        {
+            "type": _count,
+            "metavar": "N",
+            "help": "stop sending cases to an implementation after N errored tests",
+        },
+    ),
+    (
+        "--fail-on-skip",
+        {
+            "action": "store_true",
+            "help": "fail the run if a selected test did not run (skipped, not applicable, "
+            "not reached)",
+        },
+    ),
+    ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
+    (
+        "--expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "baseline of tests expected to fail (one per line); a listed test that "
+            "passes fails the run",
+        },
+    ),
+    (
+        "--write-expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "write the tests that failed or errored as a baseline; with several --impl, "
+            "PATH must contain {impl} (replaced by each label, made file-name safe)",
+        },
+    ),
+)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dsh-conformance", "DSH prompt-assembly conformance")
-    group.addoption(
-        "--impl",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="implementation under test: 'reference', 'module:attr', or a command line "
-        "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable)",
-    )
-    group.addoption(
-        "--case-timeout",
-        type=_seconds,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--contract",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="run only conformance tests tagged with this contract ID (repeatable)",
-    )
-    group.addoption(
-        "--max-errors",
-        type=_count,
-        metavar="N",
-        help="stop sending cases to an implementation after N errored tests",
-    )
-    group.addoption(
-        "--fail-on-skip",
-        action="store_true",
-        help="fail the run if a selected test did not run (skipped, not applicable, not reached)",
-    )
-    group.addoption("--conformance-json", metavar="PATH", help="write the report as JSON")
-    group.addoption(
-        "--expected-failures",
-        metavar="PATH",
-        help="baseline of tests expected to fail (one per line); a listed test that passes "
-        "fails the run",
-    )
+    for flag, settings_ in OPTIONS:
+        group.addoption(flag, **settings_)
     parser.addini(
         "conformance_impls",
         type="linelist",
@@ -174,9 +211,8 @@ def pytest_configure(config: pytest.Config) -> None:
     unknown = sorted(set(config.getoption("--contract")) - set(CONTRACT_IDS))
     if unknown:
         raise pytest.UsageError(f"--contract: unknown contract ID(s) {unknown}")
-    json_path = config.getoption("--conformance-json")
-    if json_path and not Path(json_path).resolve().parent.is_dir():
-        raise pytest.UsageError(f"--conformance-json: the directory of {json_path} does not exist")
+    _check_output_path(config, "--conformance-json")
+    _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")
     implementations: dict[str, Implementation] = {}
     for spec in specs:
@@ -187,13 +223,71 @@ def pytest_configure(config: pytest.Config) -> None:
         if impl.label in implementations:
             raise pytest.UsageError(f"--impl {spec!r} is given twice")
         implementations[impl.label] = impl
+    baseline_out = config.getoption("--write-expected-failures")
+    if baseline_out and len(implementations) > 1 and "{impl}" not in baseline_out:
+        raise pytest.UsageError(
+            "--write-expected-failures: with several --impl, PATH must contain {impl} "
+            "(one baseline per implementation)"
+        )
     path = config.getoption("--expected-failures")
     config.stash[_STATE] = _State(
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
+    config.stash[_WATCH] = _Watch(config, list(implementations.values()))
+
+
+class _Watch:
+    """Names a case that has been running a while (a hang otherwise shows as a silent dot).
+
+    A daemon thread looks twice a second; a case past `_SLOW` seconds is announced once, with
+    pytest's output capture suspended so that the line reaches the terminal.
+    """
+
+    def __init__(self, config: pytest.Config, implementations: list[Implementation]) -> None:
+        self._config = config
+        self._implementations = implementations
+        self._announced: set[tuple[str, str, float]] = set()
+        self._stop = threading.Event()
+        threading.Thread(target=self._loop, daemon=True, name="dsh-watch").start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.5):
+            for impl in self._implementations:
+                running = impl.running
+                if running is None or time.monotonic() - running[1] < _SLOW:
+                    continue
+                key = (impl.label, *running)
+                if key not in self._announced:
+                    self._announced.add(key)
+                    self._say(
+                        f"still waiting for {impl.label} on case {running[0]} "
+                        f"(over {_SLOW:g} s; the timeout is {impl.timeout:g} s)"
+                    )
+
+    def _say(self, line: str) -> None:
+        reporter = self._config.pluginmanager.get_plugin("terminalreporter")
+        capture = self._config.pluginmanager.get_plugin("capturemanager")
+        if reporter is None:
+            return
+        suspended = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
+        with suspended:
+            reporter.write_line(f"\n[dsh-conformance] {line}")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _check_output_path(config: pytest.Config, option: str) -> None:
+    """Refuse a report path whose directory is missing before the run, not after it."""
+    path = config.getoption(option)
+    if path and not Path(path).resolve().parent.is_dir():
+        raise pytest.UsageError(f"{option}: the directory of {path} does not exist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    watch = config.stash.get(_WATCH, None)
+    if watch is not None:
+        watch.stop()
     state = config.stash.get(_STATE, None)
     if state is not None:
         for impl in state.implementations.values():
@@ -375,14 +469,32 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if state is None or not state.report.collected or config.getoption("--collect-only"):
         return
     terminalreporter.write_sep("=", "conformance by contract ID")
-    terminalreporter.write_line(state.report.render())
+    colour = bool(getattr(terminalreporter, "hasmarkup", False)) and not os.environ.get("NO_COLOR")
+    terminalreporter.write_line(state.report.render(colour))
     for line in state.verdicts:
         terminalreporter.write_line(f"run failed: {line}")
     path = config.getoption("--conformance-json")
     if path:
-        suite = {"name": "dsh-prompt-conformance", "protocol": PROTOCOL_VERSION}
+        suite = {
+            "name": "dsh-prompt-conformance",
+            "version": _version(),
+            "protocol": PROTOCOL_VERSION,
+        }
         Path(path).write_text(state.report.to_json(suite) + "\n", encoding="utf-8")
         terminalreporter.write_line(f"conformance results written to {path}")
+    template = config.getoption("--write-expected-failures")
+    if template:
+        for label in state.report.labels():
+            target = template.replace("{impl}", re.sub(r"[^\w.-]+", "_", label))
+            Path(target).write_text(state.report.baseline(label), encoding="utf-8")
+            terminalreporter.write_line(f"baseline of {label} written to {target}")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("dsh-prompt-conformance")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 def _key(item: pytest.Item) -> str:
@@ -423,6 +535,8 @@ def _impl_of(item: pytest.Item) -> Implementation | None:
 def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Outcome:
     if report.passed:
         return "passed"
+    if report.failed and call.excinfo is None and report.when == "call":
+        return "stale baseline"  # a strict xfail (listed in the baseline) that passed
     if report.skipped and hasattr(report, "wasxfail"):
         return "expected failure"
     if report.skipped:

@@ -25,6 +25,7 @@ Outcome = Literal[
     "failed",
     "errored",
     "expected failure",
+    "stale baseline",
     "skipped",
     "not applicable",
     "deselected",
@@ -35,19 +36,33 @@ OUTCOMES: Final[tuple[Outcome, ...]] = (
     "failed",
     "errored",
     "expected failure",
+    "stale baseline",
     "skipped",
     "not applicable",
     "deselected",
     "not reached",
 )
 #: Outcomes of a test that was run (the rest say why it was not).
-RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:6]
-_SHORT: Final = ("passed", "failed", "errored", "xfail", "skipped", "n/a", "desel", "unrun")
+RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:7]
+_SHORT: Final = (
+    "passed",
+    "failed",
+    "errored",
+    "xfail",
+    "stale",
+    "skipped",
+    "n/a",
+    "desel",
+    "unrun",
+)
+#: Outcomes that fail the run, and so are listed with their message under the table.
+PROBLEMS: Final[tuple[Outcome, ...]] = ("failed", "errored", "stale baseline")
 
 #: The overall status of an implementation, and of the run (the worst of its implementations).
-Status = Literal["does not conform", "incomplete", "conforms", "nothing ran"]
+Status = Literal["does not conform", "stale baseline", "incomplete", "conforms", "nothing ran"]
 _STATUS_ORDER: Final[tuple[Status, ...]] = (
     "does not conform",
+    "stale baseline",
     "incomplete",
     "nothing ran",
     "conforms",
@@ -132,6 +147,8 @@ class Report:
         outcomes = {r.outcome for r in self.of(implementation)}
         if outcomes & {"failed", "errored"}:
             return "does not conform"
+        if "stale baseline" in outcomes:
+            return "stale baseline"
         if outcomes & {"deselected", "not reached"}:
             return "incomplete"
         if outcomes & {"passed", "expected failure"}:
@@ -143,18 +160,31 @@ class Report:
         return next((s for s in _STATUS_ORDER if s in statuses), "nothing ran")
 
     def problems(self, implementation: str) -> list[Result]:
-        found = [r for r in self.of(implementation) if r.outcome in ("failed", "errored")]
+        found = [r for r in self.of(implementation) if r.outcome in PROBLEMS]
         return sorted(found, key=lambda r: (r.contracts, r.test))
 
-    def render(self) -> str:
-        """The per-contract table of every implementation, then what failed or errored, and why."""
+    def baseline(self, implementation: str) -> str:
+        """An expected-failures file listing what failed or errored (``--expected-failures``)."""
+        keys = sorted({r.test for r in self.problems(implementation)})
+        header = f"# expected failures of {implementation}, written by dsh-conformance\n"
+        return header + "".join(f"{key}\n" for key in keys)
+
+    def render(self, colour: bool = False) -> str:
+        """The report a person reads: one table per implementation, or, for several, one
+        comparison; then what did not run, and every failure, error or stale entry once."""
+        labels = self.labels()
         blocks = []
-        for label in self.labels():
+        if len(labels) > 1:
+            blocks.append(self._comparison(labels, colour))
+        for label in labels:
             info = self.implementations.get(label)
             title = f"DSH conformance: {label}"
             if info is not None and info.description != label:
                 title += f" ({info.description})"
-            blocks.append(self._table(title, self.tally(label)))
+            if len(labels) == 1:
+                blocks.append(self._table(title, self.tally(label), colour))
+            else:
+                blocks.append(f"{title}: {_paint(self.status(label), colour)}")
             blocks.append(_selection_line(self.selection(label)))
             for result in self.problems(label):
                 blocks.append(
@@ -163,6 +193,39 @@ class Report:
                 blocks.extend(f"      {line}" for line in gist(result.message))
         return "\n".join(blocks)
 
+    def _comparison(self, labels: list[str], colour: bool) -> str:
+        """A contract-by-implementation matrix of verdicts, then the tests they disagree on."""
+        columns = [f"[{number}]" for number in range(1, len(labels) + 1)]
+        verdicts = {label: self.tally(label) for label in labels}
+        width = max(len(contract) for contract in self.contracts)
+        cell = max(len(verdict(row)) for label in labels for row in verdicts[label].values())
+        lines = [f"DSH conformance: comparison of {len(labels)} implementations"]
+        lines += [f"  {column} {label}" for column, label in zip(columns, labels, strict=True)]
+        header = f"{'contract ID':<{width}}  " + "  ".join(f"{c:<{cell}}" for c in columns)
+        lines.append(header.rstrip())
+        for contract in self.contracts:
+            cells = []
+            for label in labels:
+                text = verdict(verdicts[label][contract])
+                cells.append(_paint(text, colour) + " " * (cell - len(text)))
+            lines.append(f"{contract:<{width}}  " + "  ".join(cells).rstrip())
+        outcomes = {label: {r.test: r.outcome for r in self.of(label)} for label in labels}
+        tests = sorted({test for by_test in outcomes.values() for test in by_test})
+        disagree = [
+            test for test in tests if len({outcomes[label].get(test) for label in labels}) > 1
+        ]
+        if not disagree:
+            lines.append("the implementations agree on every test")
+        else:
+            lines.append(f"where they disagree ({len(disagree)} tests):")
+            for test in disagree:
+                cells = [
+                    f"{column} {outcomes[label].get(test, 'absent')}"
+                    for column, label in zip(columns, labels, strict=True)
+                ]
+                lines.append(f"  {test}: " + ", ".join(cells))
+        return "\n".join(lines)
+
     def labels(self) -> list[str]:
         labels = dict.fromkeys(self.implementations)
         labels.update(dict.fromkeys(r.implementation for r in self.results.values()))
@@ -170,13 +233,13 @@ class Report:
         return list(labels)
 
     @staticmethod
-    def _table(title: str, counts: dict[str, dict[Outcome, int]]) -> str:
+    def _table(title: str, counts: dict[str, dict[Outcome, int]], colour: bool) -> str:
         width = max(len(contract) for contract in counts)
         header = f"{'contract ID':<{width}}  " + "  ".join(f"{o:>7}" for o in _SHORT) + "  verdict"
         lines = [title, header, "-" * len(header)]
         for contract, row in counts.items():
             cells = "  ".join(f"{row[outcome]:>7}" for outcome in OUTCOMES)
-            lines.append(f"{contract:<{width}}  {cells}  {verdict(row)}")
+            lines.append(f"{contract:<{width}}  {cells}  {_paint(verdict(row), colour)}")
         return "\n".join(lines)
 
     def to_json(self, suite: dict[str, Any] | None = None) -> str:
@@ -233,11 +296,23 @@ def _selection_line(selection: dict[str, int]) -> str:
     return line
 
 
+_COLOURS: Final = {"DOES": "31", "stale": "31", "conforms": "32", "incomplete": "33"}
+
+
+def _paint(text: str, colour: bool) -> str:
+    """``text`` in its colour on a terminal (red: does not conform, green: conforms, yellow:
+    incomplete); the caller decides, honouring NO_COLOR and pytest's ``--color``."""
+    code = next((c for prefix, c in _COLOURS.items() if text.startswith(prefix)), None)
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
 def verdict(row: dict[Outcome, int]) -> str:
     run = sum(row[outcome] for outcome in RAN)
     total = run + row["deselected"] + row["not reached"]
     if row["failed"] or row["errored"]:
         return "DOES NOT CONFORM"
+    if row["stale baseline"]:
+        return "stale baseline entry"
     if total == 0:
         return "no cases yet"
     if run == 0:

@@ -5,13 +5,17 @@ plugin (``-p conformance.plugin``), so pytest options work too (``dsh-conformanc
 harness.js" -x``). The exit status is pytest's: 0 when every case conforms.
 
 Subcommands (the first argument) live in `SUBCOMMANDS`: each maps a name to a function taking the
-remaining arguments and returning the exit status. Without one, the suite runs.
+remaining arguments and returning the exit status. Without one, the suite runs; ``--help``,
+``--version`` and ``--list`` are answered without starting pytest.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
+import itertools
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -37,17 +41,102 @@ def _subcommand(module: str, function: str = "main") -> Subcommand:
     return run
 
 
+def export_cases(argv: list[str]) -> int:
+    """``export-cases DIR [--contract ID]…``: every example case as a JSON file."""
+    from .catalog import PROPERTIES_NOTE, export
+
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance export-cases",
+        description="Write every example case as JSON (the run message, the expected "
+        "observations, contract IDs, why) for a test runner in another language.",
+        epilog=PROPERTIES_NOTE,
+    )
+    parser.add_argument("directory", type=Path, metavar="DIR")
+    parser.add_argument("--contract", action="append", default=[], metavar="ID")
+    args = parser.parse_args(argv)
+    count = export(args.directory, frozenset(args.contract))
+    sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
+    return 0
+
+
 #: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.
-SUBCOMMANDS: dict[str, Subcommand] = {}
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "smoke": _subcommand("smoke"),
+    "export-cases": export_cases,
+}
 if importlib.util.find_spec("conformance.check_log") is not None:
     SUBCOMMANDS["check-log"] = _subcommand("check_log")
+
+_USAGE: Final = """\
+usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
+       dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
+       dsh-conformance export-cases DIR          every example case as JSON, for other runners
+       dsh-conformance --list [--json]           every case and property test, by contract ID
+       dsh-conformance --version | --help | --help-pytest
+
+Runs the conformance suite against implementations (default: --impl reference) and prints a
+report by contract ID. The exit status is 0 only if nothing failed or errored.
+"""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         return _guarded(lambda: SUBCOMMANDS[args[0]](args[1:]))
+    if "--version" in args:
+        sys.stdout.write(f"{version()}\n")
+        return 0
+    if "-h" in args or "--help" in args:
+        return _guarded(print_help)
+    if "--help-pytest" in args:
+        return _guarded(lambda: run_suite(["--help"]))
+    if "--list" in args:
+        return _guarded(lambda: list_cases(args))
     return _guarded(lambda: run_suite(args))
+
+
+def version() -> str:
+    """The suite's version and the protocol version it speaks."""
+    from importlib import metadata
+
+    from .protocol import PROTOCOL_VERSION
+
+    try:
+        suite = metadata.version("dsh-prompt-conformance")
+    except metadata.PackageNotFoundError:
+        suite = "0+unknown"
+    return f"dsh-conformance {suite} (protocol {PROTOCOL_VERSION})"
+
+
+def print_help() -> int:
+    """The suite's own options first; pytest's are one flag away (``--help-pytest``)."""
+    from .plugin import OPTIONS
+
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance",
+        usage=argparse.SUPPRESS,
+        description=_USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Any pytest option works too (-k, -x, --junitxml PATH, …): see --help-pytest.",
+        add_help=False,
+    )
+    group = parser.add_argument_group("options")
+    for flag, settings in OPTIONS:
+        group.add_argument(flag, **settings)
+    group.add_argument("--list", action="store_true", help="list the cases instead of running")
+    group.add_argument("--json", action="store_true", help="with --list: as JSON")
+    sys.stdout.write(parser.format_help())
+    return 0
+
+
+def list_cases(args: list[str]) -> int:
+    from .catalog import listing, render_listing
+
+    contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
+    data = listing(contracts)
+    text = json.dumps(data, indent=2, ensure_ascii=False) if "--json" in args else None
+    sys.stdout.write((text or render_listing(data)) + "\n")
+    return 0
 
 
 def run_suite(args: list[str]) -> int:

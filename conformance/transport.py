@@ -88,6 +88,8 @@ class Implementation(ABC):
         #: Tags the cases run from now on (see `LateError`).
         self.owner: Any = None
         self.late_errors: list[LateError] = []
+        #: The case being run and when it was sent (`time.monotonic`), for progress reports.
+        self.running: tuple[str, float] | None = None
 
     @abstractmethod
     def handshake(self) -> Handshake:

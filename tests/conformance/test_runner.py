@@ -16,10 +16,16 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from jsonschema import Draft202012Validator
+
+import conformance
 from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
+REPORT_SCHEMA = Draft202012Validator(
+    json.loads((Path(conformance.__file__).parent / "report.schema.json").read_text())
+)
 CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 
 
@@ -56,7 +62,9 @@ def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str
         cwd=Path(__file__).parent,  # so that `test_runner:NoCapabilities` is importable
     )
     assert report.exists(), f"no report:\n{completed.stdout}\n{completed.stderr}"
-    return completed.returncode, completed.stdout, json.loads(report.read_text())
+    document = json.loads(report.read_text())
+    REPORT_SCHEMA.validate(document)
+    return completed.returncode, completed.stdout, document
 
 
 def test_the_reference_conforms_and_the_run_exits_zero(tmp_path: Path) -> None:
@@ -114,6 +122,15 @@ def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
     assert results["contracts"][CONTRACT]["passed"] > 0
 
 
+def test_a_slow_case_is_named_while_it_runs(tmp_path: Path) -> None:
+    args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "4", "--contract", CONTRACT)
+    _, output, _ = run_runner(tmp_path, *args, limit=120)
+    assert (
+        "still waiting for test_runner:HangsOnOneCase on case "
+        "registry/builtin-sections-by-default (over 2 s; the timeout is 4 s)"
+    ) in output
+
+
 def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> None:
     status, output, report = run_runner(
         tmp_path, "--impl", "test_runner:NoCapabilities", "--contract", CONTRACT
@@ -150,10 +167,17 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
         tmp_path, "--contract", CONTRACT, "--expected-failures", str(baseline)
     )
     (reference,) = report["implementations"]
-    stale = [r for r in reference["results"] if r["outcome"] == "failed"]
+    stale = [r for r in reference["results"] if r["outcome"] == "stale baseline"]
     assert status == 1
     assert {r["test"] for r in stale} == {*failing, passing}
-    assert all("XPASS(strict)" in r["message"] for r in stale)
+    assert all("stale baseline entry" in r["message"] for r in stale)
+    assert reference["contracts"][CONTRACT]["verdict"] == "stale baseline entry"
+    assert "STALE BASELINE" in output
+
+    baseline.write_text(baseline.read_text() + "test_example[registry/no-such-case]\n")
+    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    assert status == 1
+    assert "name no test of the suite: test_example[registry/no-such-case]" in output
 
 
 def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> None:
@@ -281,3 +305,13 @@ def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None
     assert completed.returncode == 2
     assert "pip install 'dsh-prompt-conformance[conformance]'" in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def test_a_written_baseline_absorbs_the_same_failures_next_time(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.txt"
+    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    status, _, _ = run_runner(tmp_path, *wrong, "--write-expected-failures", str(baseline))
+    assert status == 1
+    assert baseline.read_text().startswith("# expected failures of test_runner:IdentityAlwaysOff")
+    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    assert status == 0, output
