@@ -2,8 +2,8 @@
 
 It judges any implementation, in any language, through one JSON protocol (PROTOCOL.md beside this
 file): example cases with hand-worked expectations, hypothesis properties whose expected outcome
-is generated with the input, and a report by contract ID. Run it with ``dsh-conformance`` or with
-pytest (the plugin in `conformance.plugin` is registered as a pytest11 entry point).
+is generated with the input, and a report by contract ID. Run it with ``dsh-conformance``, or with
+pytest and ``-p conformance.plugin`` (never loaded automatically: no pytest11 entry point).
 """
 
 from .case import CONTRACT_IDS, Case

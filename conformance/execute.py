@@ -1,25 +1,35 @@
 """Running one case against one implementation, and turning the outcome into a test result.
 
 `check` is what every conformance test calls: it sends the case, and passes, fails (the
-observations differ from the expectations), skips (the implementation said so, or lacks a
-capability the case needs: "not applicable"), or raises `ImplementationErrored`.
+observations differ from the expectations), skips (the implementation said so; it lacks a
+capability the case needs: "not applicable"; or it was stopped earlier: "not reached"), or raises
+`ImplementationErrored`.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Final
 
 import pytest
 
-from .case import Case, mismatches
-from .protocol import ProtocolError
+from .case import Case, describe_op, expected_observation, mismatches
+from .diff import describe
+from .protocol import Handshake, ProtocolError
 from .transport import Implementation
+from .validate import cut
 
 Json = Any
 
 #: Skip reasons starting with this are reported as "not applicable", apart from skips.
 NOT_APPLICABLE: Final = "not applicable:"
+#: Skip reasons starting with this are reported as "not reached": the implementation was stopped
+#: (a failed handshake, ``--max-errors``) before this case was sent.
+NOT_REACHED: Final = "not reached:"
+_SENTENCE_CHARS: Final = 300
+#: An ``errored`` answer's context is any JSON: shown up to this size.
+_CONTEXT_CHARS: Final = 8000
 
 
 class ImplementationErrored(Exception):
@@ -38,35 +48,73 @@ def check(impl: Implementation, case: Case) -> list[Json]:
         # retrying a crashing or hanging implementation only makes the run slower.
         raise impl.latched_error
     require_capabilities(impl, case.requires)
-    outcome = impl.run(case.id, case.scenario())
+    impl.running = (case.id, time.monotonic())
+    try:
+        outcome = impl.run(case.id, case.scenario())
+    finally:
+        impl.running = None
     if outcome.kind == "skipped":
         pytest.skip(f"skipped by the implementation: {outcome.reason}")
     if outcome.kind == "errored":
-        context = "" if outcome.context is None else "\n" + _format_context(outcome.context)
-        impl.latched_error = ImplementationErrored(f"{case.id}: {outcome.reason}{context}")
+        context = "" if outcome.context is None else "\n" + format_context(outcome.context)
+        impl.latched_error = ImplementationErrored(
+            f"{case.id} ({', '.join(case.contracts)}): {outcome.reason}{context}"
+        )
         raise impl.latched_error
     problems = mismatches(case, outcome.observations)
     if problems:
-        lines = "\n".join(f"  - {problem}" for problem in problems)
-        raise ConformanceFailure(
-            f"{case.id} ({', '.join(case.contracts)}):\n{lines}\nwhy: {case.why}"
-        )
+        raise ConformanceFailure(failure_message(case, outcome.observations, problems))
     return outcome.observations
 
 
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:
+    """Skip unless ``impl`` is running and declares ``required``; its handshake, once.
+
+    A failed handshake stops the implementation: the first test reports the error with
+    everything the implementation printed, every later one is "not reached" without another
+    start (a harness that cannot start costs one timeout, not one per case).
+    """
     __tracebackhide__ = True
-    try:
-        handshake = impl.handshake()
-    except ProtocolError as error:
-        impl.latched_error = ImplementationErrored(f"handshake failed: {error}")
-        raise impl.latched_error from error
+    if impl.stopped is not None:
+        pytest.skip(f"{NOT_REACHED} {impl.label} was stopped: {impl.stopped}")
+    handshake = _handshake(impl)
     missing = sorted(set(required) - handshake.capabilities)
     if missing:
         pytest.skip(f"{NOT_APPLICABLE} {impl.label} lacks capability {', '.join(missing)}")
 
 
-def _format_context(context: Json) -> str:
+def _handshake(impl: Implementation) -> Handshake:
+    __tracebackhide__ = True
+    try:
+        return impl.handshake()
+    except ProtocolError as error:
+        impl.stopped = "its handshake failed (the error is reported once, on the first case)"
+        context = getattr(error, "context", None)
+        details = "\n" + format_context(context) if context else ""
+        impl.latched_error = ImplementationErrored(f"handshake failed: {error}{details}")
+        raise impl.latched_error from None
+
+
+def failure_message(case: Case, observations: list[Json], problems: list[str]) -> str:
+    """Each mismatch as a sentence, and below it where exactly the values differ."""
+    lines = [f"{case.id} ({', '.join(case.contracts)}):"]
+    if len(observations) != len(case.ops):
+        lines += [f"  - {problem}" for problem in problems]
+    else:
+        for index, (op, observed) in enumerate(zip(case.ops, observations, strict=True)):
+            prefix = f"op #{index} {describe_op(op)}: "
+            sentences = [p for p in problems if p.startswith(prefix)]
+            if not sentences:
+                continue
+            lines.append(f"  - {cut(sentences[0], _SENTENCE_CHARS)}")
+            expected = expected_observation(op)
+            lines += [f"      {line}" for line in describe(expected, observed)]
+    lines.append(f"why: {case.why}")
+    return "\n".join(lines)
+
+
+def format_context(context: Json) -> str:
+    """What the implementation printed or sent as context, indented, one block per key."""
     if isinstance(context, dict):
         return "\n".join(f"{key}:\n{_indent(value)}" for key, value in context.items())
     return _indent(context)
@@ -74,4 +122,5 @@ def _format_context(context: Json) -> str:
 
 def _indent(value: Json) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    text = cut(text, _CONTEXT_CHARS)
     return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())

@@ -1,13 +1,22 @@
 """The pytest plugin: choose implementations, parametrize the cases, report by contract ID.
 
-Loaded through the ``pytest11`` entry point. Options:
+It is never loaded behind anyone's back: no ``pytest11`` entry point. ``dsh-conformance`` loads it
+with ``-p conformance.plugin``, and so does this project's own pytest configuration. Once loaded
+it touches only the suite's own tests (the modules inside the `conformance` package): another
+project's fixture named ``impl``, its Hypothesis profile and its tests under ``--contract`` are
+left alone.
+
+Options (``dsh-conformance --help`` lists them first):
 
 - ``--impl SPEC`` (repeatable): ``reference``, ``module:attr`` (an in-process object or class with
   ``handle(message)``), or a command line for the subprocess transport. Without it, the ini
   option ``conformance_impls`` is used (default: ``reference``).
 - ``--case-timeout SECONDS``: the longest one case may take (default 10).
-- ``--contract ID`` (repeatable): run only tests tagged with one of these contract IDs.
-- ``--conformance-json PATH``: write the per-contract results as JSON.
+- ``--contract ID`` (repeatable): run only the suite's tests tagged with one of these IDs.
+- ``--max-errors N``: stop sending cases to an implementation after N errored tests.
+- ``--fail-on-skip``: fail the run if a selected test did not run (skipped, not applicable, not
+  reached).
+- ``--conformance-json PATH``: write the report as JSON.
 - ``--expected-failures PATH``: a baseline. Each line names a test as the report does (for
   example ``test_example[registry/duplicate-section-same-layer]``; ``#`` starts a comment). A
   listed test that fails or errors counts as an expected failure and does not fail the run; a
@@ -19,33 +28,46 @@ implementation. The terminal summary prints the table of `conformance.report`.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import functools
+import math
 import os
+import re
+import threading
+import time
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from .case import CONTRACT_IDS
-from .execute import NOT_APPLICABLE, ImplementationErrored
-from .protocol import ProtocolError
-from .report import ImplementationInfo, Outcome, Report, Result
+from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .protocol import PROTOCOL_VERSION, ProtocolError
+from .report import ImplementationInfo, Outcome, Report, Result, verdict
 from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
+_WATCH = pytest.StashKey["_Watch"]()
+_PACKAGE: Final = Path(__file__).resolve().parent
+#: After this long, the running case is named on the terminal (see `_Watch`).
+_SLOW: Final = 2.0
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=60,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "dev", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
-)
+#: The suite's Hypothesis settings, applied to the suite's property tests only (never loaded as a
+#: global profile): deterministic under CI, and no deadline (a subprocess answers in its own time).
+_HYPOTHESIS: Final = {
+    "ci": settings(
+        derandomize=True,
+        database=None,
+        deadline=None,
+        max_examples=60,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    ),
+    "dev": settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]),
+}
 
 
 class _State:
@@ -58,7 +80,9 @@ class _State:
         self.implementations = implementations
         self.baseline = baseline
         self.report = Report(c for c in CONTRACT_IDS if not contracts or c in contracts)
-        self.ran_conformance = False
+        self.errors: dict[str, int] = dict.fromkeys(implementations, 0)
+        #: Why the run fails although pytest saw nothing fail (said in the summary).
+        self.verdicts: list[str] = []
 
 
 class Baseline:
@@ -77,41 +101,98 @@ class Baseline:
     def mark(self, item: pytest.Item, key: str) -> None:
         if key in self.keys:
             self.matched.add(key)
-            reason = f"expected failure, listed in {self.path}; remove it once it passes"
+            reason = f"stale baseline entry: expected to fail (listed in {self.path}), but passed"
             item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def _seconds(text: str) -> float:
+    """``--case-timeout``: a positive, finite number of seconds (``nan`` would never expire)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+    return value
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
+    return int(text)
+
+
+#: The suite's options, one table for pytest (`pytest_addoption`) and for ``dsh-conformance
+#: --help`` (`conformance.runner`), which lists them before pytest's own.
+OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
+    (
+        "--impl",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "SPEC",
+            "help": "implementation under test: 'reference', 'module:attr', or a command line "
+            "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable: a comparison)",
+        },
+    ),
+    (
+        "--case-timeout",
+        {
+            "type": _seconds,
+            "default": DEFAULT_TIMEOUT,
+            "metavar": "SECONDS",
+            "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
+        },
+    ),
+    (
+        "--contract",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "ID",
+            "help": "run only conformance tests tagged with this contract ID (repeatable)",
+        },
+    ),
+    (
+        "--max-errors",
+        {
+            "type": _count,
+            "metavar": "N",
+            "help": "stop sending cases to an implementation after N errored tests",
+        },
+    ),
+    (
+        "--fail-on-skip",
+        {
+            "action": "store_true",
+            "help": "fail the run if a selected test did not run (skipped, not applicable, "
+            "not reached)",
+        },
+    ),
+    ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
+    (
+        "--expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "baseline of tests expected to fail (one per line); a listed test that "
+            "passes fails the run",
+        },
+    ),
+    (
+        "--write-expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "write the tests that failed or errored as a baseline; with several --impl, "
+            "PATH must contain {impl} (replaced by each label, made file-name safe)",
+        },
+    ),
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dsh-conformance", "DSH prompt-assembly conformance")
-    group.addoption(
-        "--impl",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="implementation under test: 'reference', 'module:attr', or a command line "
-        "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable)",
-    )
-    group.addoption(
-        "--case-timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--contract",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="run only conformance tests tagged with this contract ID (repeatable)",
-    )
-    group.addoption("--conformance-json", metavar="PATH", help="write per-contract results as JSON")
-    group.addoption(
-        "--expected-failures",
-        metavar="PATH",
-        help="baseline of tests expected to fail (one per line); a listed test that passes "
-        "fails the run",
-    )
+    for flag, settings_ in OPTIONS:
+        group.addoption(flag, **settings_)
     parser.addini(
         "conformance_impls",
         type="linelist",
@@ -122,11 +203,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contract(*ids): the contract IDs a conformance test checks")
-    if not config.getoption("--hypothesis-profile", None):
-        settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    if getattr(config.option, "numprocesses", None) or getattr(config.option, "dist", "no") != "no":
+        raise pytest.UsageError(
+            "the conformance suite does not run under pytest-xdist (-n/--dist): its report needs "
+            "every result in one process, and each implementation is one process; run without -n"
+        )
     unknown = sorted(set(config.getoption("--contract")) - set(CONTRACT_IDS))
     if unknown:
         raise pytest.UsageError(f"--contract: unknown contract ID(s) {unknown}")
+    _check_output_path(config, "--conformance-json")
+    _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")
     implementations: dict[str, Implementation] = {}
     for spec in specs:
@@ -134,40 +220,115 @@ def pytest_configure(config: pytest.Config) -> None:
             impl = load_implementation(spec, timeout=config.getoption("--case-timeout"))
         except (ImportError, AttributeError, TypeError, ValueError) as error:
             raise pytest.UsageError(f"--impl {spec!r}: {error}") from error
+        if impl.label in implementations:
+            raise pytest.UsageError(f"--impl {spec!r} is given twice")
         implementations[impl.label] = impl
+    baseline_out = config.getoption("--write-expected-failures")
+    if baseline_out and len(implementations) > 1 and "{impl}" not in baseline_out:
+        raise pytest.UsageError(
+            "--write-expected-failures: with several --impl, PATH must contain {impl} "
+            "(one baseline per implementation)"
+        )
     path = config.getoption("--expected-failures")
     config.stash[_STATE] = _State(
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
+    config.stash[_WATCH] = _Watch(config, list(implementations.values()))
+
+
+class _Watch:
+    """Names a case that has been running a while (a hang otherwise shows as a silent dot).
+
+    A daemon thread looks twice a second; a case past `_SLOW` seconds is announced once, with
+    pytest's output capture suspended so that the line reaches the terminal.
+    """
+
+    def __init__(self, config: pytest.Config, implementations: list[Implementation]) -> None:
+        self._config = config
+        self._implementations = implementations
+        self._announced: set[tuple[str, str, float]] = set()
+        self._stop = threading.Event()
+        threading.Thread(target=self._loop, daemon=True, name="dsh-watch").start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.5):
+            for impl in self._implementations:
+                running = impl.running
+                if running is None or time.monotonic() - running[1] < _SLOW:
+                    continue
+                key = (impl.label, *running)
+                if key not in self._announced:
+                    self._announced.add(key)
+                    self._say(
+                        f"still waiting for {impl.label} on case {running[0]} "
+                        f"(over {_SLOW:g} s; the timeout is {impl.timeout:g} s)"
+                    )
+
+    def _say(self, line: str) -> None:
+        reporter = self._config.pluginmanager.get_plugin("terminalreporter")
+        capture = self._config.pluginmanager.get_plugin("capturemanager")
+        if reporter is None:
+            return
+        suspended = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
+        with suspended:
+            reporter.write_line(f"\n[dsh-conformance] {line}")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _check_output_path(config: pytest.Config, option: str) -> None:
+    """Refuse a report path whose directory is missing before the run, not after it."""
+    path = config.getoption(option)
+    if path and not Path(path).resolve().parent.is_dir():
+        raise pytest.UsageError(f"{option}: the directory of {path} does not exist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    watch = config.stash.get(_WATCH, None)
+    if watch is not None:
+        watch.stop()
     state = config.stash.get(_STATE, None)
     if state is not None:
         for impl in state.implementations.values():
             impl.close()
 
 
+@functools.cache
+def _in_suite(path: Path) -> bool:
+    """Whether a test module is one of the suite's own (inside the `conformance` package)."""
+    return path.resolve().is_relative_to(_PACKAGE)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "impl" in metafunc.fixturenames:
+    if "impl" in metafunc.fixturenames and _in_suite(metafunc.definition.path):
         labels = list(metafunc.config.stash[_STATE].implementations)
         metafunc.parametrize("impl", labels, indirect=True, ids=labels, scope="session")
 
 
 @pytest.fixture(scope="session")
 def impl(request: pytest.FixtureRequest) -> Implementation:
-    """The implementation under test (one parameter per ``--impl``)."""
-    return request.config.stash[_STATE].implementations[request.param]
+    """The implementation under test (one parameter per ``--impl``), for the suite's tests."""
+    if not hasattr(request, "param"):
+        pytest.fail("the 'impl' fixture of dsh-conformance serves only the suite's own tests")
+    implementation: Implementation = request.config.stash[_STATE].implementations[request.param]
+    return implementation
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Check and register the suite's tests before anything (``-k``, ``-m``) deselects some."""
+    state = config.stash[_STATE]
     wanted = set(config.getoption("--contract"))
-    baseline = config.stash[_STATE].baseline
+    profile = None
+    if not config.getoption("--hypothesis-profile", None):
+        profile = _HYPOTHESIS["ci" if os.environ.get("CI") else "dev"]
     selected: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
     for item in items:
-        if "impl" not in getattr(item, "fixturenames", ()):
-            (deselected if wanted else selected).append(item)
+        label = _label_of(item)
+        if label is None:
+            selected.append(item)
             continue
         contracts = _contracts(item)
         if not contracts:
@@ -177,20 +338,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         unknown = sorted(set(contracts) - set(CONTRACT_IDS))
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: unknown contract ID(s) {unknown}")
-        if baseline is not None:
-            baseline.mark(item, _key(item))
-        # JUnit XML (--junitxml) carries these as <property> elements of the test case.
-        item.user_properties.append(("contracts", " ".join(contracts)))
+        key = _key(item)
+        if state.baseline is not None:
+            state.baseline.mark(item, key)
+        state.report.collect(label, key, contracts)
+        test = getattr(item, "obj", None)
+        if profile is not None and getattr(test, "is_hypothesis_test", False):
+            _apply_settings(test, profile)
         (selected if not wanted or wanted & set(contracts) else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
 
 
+def _apply_settings(test: Any, profile: settings) -> None:
+    """The suite's settings under whatever the test itself says (`hypothesis.settings`)."""
+    if not getattr(test, "_dsh_conformance_settings", False):
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        explicit = getattr(test, "_hypothesis_internal_settings_applied", False)
+        test._hypothesis_internal_use_settings = own if explicit else profile
+        test._dsh_conformance_settings = True
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    for item in items:
+        label = _label_of(item)
+        if label is not None:
+            item.config.stash[_STATE].report.deselect(label, _key(item))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     impl = _impl_of(item)
     if impl is not None:
         impl.latched_error = None
+        impl.owner = _key(item)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -199,43 +380,121 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     label = _label_of(item)
     if label is not None and (report.when == "call" or not report.passed):
         state = item.config.stash[_STATE]
-        state.ran_conformance = True
+        outcome = _classify(report, call)
         state.report.record(
             Result(
                 test=_key(item),
                 implementation=label,
                 contracts=_contracts(item),
-                outcome=_classify(report, call),
+                outcome=outcome,
                 message=_message(report, call),
             )
         )
+        impl = state.implementations[label]
+        _record_late_errors(state, impl)
+        if outcome == "errored":
+            _count_error(item.config, state, impl)
     return report
+
+
+def _record_late_errors(state: _State, impl: Implementation) -> None:
+    """Answer lines that came after their case was over, blamed on the test that ran it."""
+    for late in impl.late_errors:
+        contracts = state.report.collected.get((impl.label, late.owner), ())
+        state.report.record(Result(late.owner, impl.label, contracts, "errored", late.message))
+        state.verdicts.append(f"{impl.label}: {late.owner} errored after it had passed")
+    impl.late_errors.clear()
+
+
+def _count_error(config: pytest.Config, state: _State, impl: Implementation) -> None:
+    state.errors[impl.label] += 1
+    limit = config.getoption("--max-errors")
+    if limit is not None and state.errors[impl.label] >= limit and impl.stopped is None:
+        impl.stopped = f"--max-errors {limit} reached"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """What pytest cannot see decides too: late errors, ``--fail-on-skip``, a stale baseline."""
+    state = session.config.stash.get(_STATE, None)
+    if state is None or not state.report.collected:
+        return
+    if session.config.getoption("--fail-on-skip"):
+        for label in state.report.labels():
+            selection = state.report.selection(label)
+            idle = sum(selection[key] for key in ("skipped", "not applicable", "not reached"))
+            if idle:
+                state.verdicts.append(
+                    f"--fail-on-skip: {idle} selected test(s) of {label} did not run"
+                )
+    if state.baseline is not None:
+        unmatched = sorted(state.baseline.keys - state.baseline.matched)
+        if unmatched:
+            state.verdicts.append(
+                f"{len(unmatched)} entr{'y' if len(unmatched) == 1 else 'ies'} of "
+                f"{state.baseline.path} name no test of the suite: " + ", ".join(unmatched)
+            )
+    if state.verdicts and session.exitstatus in (pytest.ExitCode.OK, 0):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    _describe_implementations(state)
+    _junit_properties(session.config, state.report)
+
+
+def _describe_implementations(state: _State) -> None:
+    for label, impl in state.implementations.items():
+        if impl.stopped is not None and label not in state.report.implementations:
+            description = f"stopped: {impl.stopped}"
+        else:
+            try:
+                description = impl.handshake().describe()
+            except ProtocolError as error:
+                description = f"no handshake: {error}"
+        state.report.implementations[label] = ImplementationInfo(label, description)
+
+
+def _junit_properties(config: pytest.Config, report: Report) -> None:
+    """Contract verdicts as properties of the JUnit test suite (xunit2 allows them there only)."""
+    for plugin in config.pluginmanager.get_plugins():
+        add = getattr(plugin, "add_global_property", None)
+        if add is None:
+            continue
+        for label in report.labels():
+            add(f"dsh-conformance {label}", report.status(label))
+            for contract, row in report.tally(label).items():
+                add(f"dsh-conformance {label} {contract}", verdict(row))
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if state is None or not state.ran_conformance:
+    if state is None or not state.report.collected or config.getoption("--collect-only"):
         return
-    for label, impl in state.implementations.items():
-        try:
-            description = impl.handshake().describe()
-        except ProtocolError as error:
-            description = f"no handshake: {error}"
-        state.report.implementations[label] = ImplementationInfo(label, description)
     terminalreporter.write_sep("=", "conformance by contract ID")
-    terminalreporter.write_line(state.report.render())
-    if state.baseline is not None:
-        unmatched = sorted(state.baseline.keys - state.baseline.matched)
-        if unmatched:
-            terminalreporter.write_line(
-                f"{len(unmatched)} entr{'y' if len(unmatched) == 1 else 'ies'} of "
-                f"{state.baseline.path} matched no collected test (renamed, or filtered out):"
-            )
-            terminalreporter.write_line("\n".join(f"  {key}" for key in unmatched))
+    colour = bool(getattr(terminalreporter, "hasmarkup", False)) and not os.environ.get("NO_COLOR")
+    terminalreporter.write_line(state.report.render(colour))
+    for line in state.verdicts:
+        terminalreporter.write_line(f"run failed: {line}")
     path = config.getoption("--conformance-json")
     if path:
-        Path(path).write_text(state.report.to_json() + "\n", encoding="utf-8")
+        suite = {
+            "name": "dsh-prompt-conformance",
+            "version": _version(),
+            "protocol": PROTOCOL_VERSION,
+        }
+        Path(path).write_text(state.report.to_json(suite) + "\n", encoding="utf-8")
         terminalreporter.write_line(f"conformance results written to {path}")
+    template = config.getoption("--write-expected-failures")
+    if template:
+        for label in state.report.labels():
+            target = template.replace("{impl}", re.sub(r"[^\w.-]+", "_", label))
+            Path(target).write_text(state.report.baseline(label), encoding="utf-8")
+            terminalreporter.write_line(f"baseline of {label} written to {target}")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("dsh-prompt-conformance")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 def _key(item: pytest.Item) -> str:
@@ -260,8 +519,12 @@ def _contracts(item: pytest.Item) -> tuple[str, ...]:
 
 
 def _label_of(item: pytest.Item) -> str | None:
+    """The implementation a suite test runs against; ``None`` for any other test."""
     callspec = getattr(item, "callspec", None)
-    return callspec.params.get("impl") if callspec is not None else None
+    if callspec is None or "impl" not in callspec.params or not _in_suite(item.path):
+        return None
+    label: str = callspec.params["impl"]
+    return label
 
 
 def _impl_of(item: pytest.Item) -> Implementation | None:
@@ -272,10 +535,15 @@ def _impl_of(item: pytest.Item) -> Implementation | None:
 def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Outcome:
     if report.passed:
         return "passed"
+    if report.failed and call.excinfo is None and report.when == "call":
+        return "stale baseline"  # a strict xfail (listed in the baseline) that passed
     if report.skipped and hasattr(report, "wasxfail"):
         return "expected failure"
     if report.skipped:
-        return "not applicable" if NOT_APPLICABLE in _longrepr_text(report) else "skipped"
+        reason = _longrepr_text(report)
+        if NOT_APPLICABLE in reason:
+            return "not applicable"
+        return "not reached" if NOT_REACHED in reason else "skipped"
     if report.when != "call" or _is_errored(call.excinfo.value if call.excinfo else None):
         return "errored"
     return "failed"

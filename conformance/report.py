@@ -4,6 +4,11 @@ Each conformance test is one *result*: the implementation it ran against, the co
 checks, and one outcome. A test tagged with two contract IDs counts under both. A result's
 ``test`` is the test's name without the implementation, e.g.
 ``test_example[registry/duplicate-section-same-layer]``: the key an expected-failures file lists.
+
+The report knows every test the run collected, so it says honestly what did not run: a test
+left out by ``-k``, ``--contract`` and the like is *deselected*; one selected but never run (``-x``,
+an interrupted run, an implementation stopped after a failed handshake or ``--max-errors``) is
+*not reached*. A contract with tests that did not run is never called "conforms".
 """
 
 from __future__ import annotations
@@ -11,19 +16,60 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from .case import CONTRACT_IDS
 
-Outcome = Literal["passed", "failed", "errored", "expected failure", "skipped", "not applicable"]
+Outcome = Literal[
+    "passed",
+    "failed",
+    "errored",
+    "expected failure",
+    "stale baseline",
+    "skipped",
+    "not applicable",
+    "deselected",
+    "not reached",
+]
 OUTCOMES: Final[tuple[Outcome, ...]] = (
     "passed",
     "failed",
     "errored",
     "expected failure",
+    "stale baseline",
     "skipped",
     "not applicable",
+    "deselected",
+    "not reached",
 )
+#: Outcomes of a test that was run (the rest say why it was not).
+RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:7]
+_SHORT: Final = (
+    "passed",
+    "failed",
+    "errored",
+    "xfail",
+    "stale",
+    "skipped",
+    "n/a",
+    "desel",
+    "unrun",
+)
+#: Outcomes that fail the run, and so are listed with their message under the table.
+PROBLEMS: Final[tuple[Outcome, ...]] = ("failed", "errored", "stale baseline")
+
+#: The overall status of an implementation, and of the run (the worst of its implementations).
+Status = Literal["does not conform", "stale baseline", "incomplete", "conforms", "nothing ran"]
+_STATUS_ORDER: Final[tuple[Status, ...]] = (
+    "does not conform",
+    "stale baseline",
+    "incomplete",
+    "nothing ran",
+    "conforms",
+)
+
+#: The JSON report's format; bumped when a field changes meaning (see README, "The JSON report").
+REPORT_FORMAT: Final = 2
 
 
 @dataclass
@@ -47,6 +93,15 @@ class Report:
         self.contracts = tuple(contracts)
         self.results: dict[tuple[str, str], Result] = {}
         self.implementations: dict[str, ImplementationInfo] = {}
+        #: Every collected test, by (implementation, test): its contract IDs.
+        self.collected: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.deselected: set[tuple[str, str]] = set()
+
+    def collect(self, implementation: str, test: str, contracts: tuple[str, ...]) -> None:
+        self.collected[implementation, test] = contracts
+
+    def deselect(self, implementation: str, test: str) -> None:
+        self.deselected.add((implementation, test))
 
     def record(self, result: Result) -> None:
         """Keep one result per test; a later phase's failure replaces an earlier pass."""
@@ -55,92 +110,219 @@ class Report:
         if previous is None or previous.outcome == "passed":
             self.results[key] = result
 
+    def of(self, implementation: str) -> list[Result]:
+        """Every test of ``implementation``: its result, or why it has none."""
+        found = [r for r in self.results.values() if r.implementation == implementation]
+        for (label, test), contracts in self.collected.items():
+            if label == implementation and (label, test) not in self.results:
+                outcome: Outcome = (
+                    "deselected" if (label, test) in self.deselected else "not reached"
+                )
+                found.append(Result(test, label, contracts, outcome))
+        return found
+
     def tally(self, implementation: str) -> dict[str, dict[Outcome, int]]:
         counts: dict[str, dict[Outcome, int]] = {
             contract: dict.fromkeys(OUTCOMES, 0) for contract in self.contracts
         }
-        for result in self._of(implementation):
+        for result in self.of(implementation):
             for contract in result.contracts:
                 if contract in counts:
                     counts[contract][result.outcome] += 1
         return counts
 
-    def _of(self, implementation: str) -> Iterable[Result]:
-        return (r for r in self.results.values() if r.implementation == implementation)
+    def selection(self, implementation: str) -> dict[str, int]:
+        """How many tests were collected, run, deselected and not reached."""
+        outcomes = [r.outcome for r in self.of(implementation)]
+        return {
+            "collected": len(outcomes),
+            "run": sum(o in RAN for o in outcomes),
+            "deselected": outcomes.count("deselected"),
+            "not reached": outcomes.count("not reached"),
+            "skipped": outcomes.count("skipped"),
+            "not applicable": outcomes.count("not applicable"),
+        }
 
-    def render(self) -> str:
-        """The per-contract table of every implementation, then what failed or errored, and why."""
+    def status(self, implementation: str) -> Status:
+        outcomes = {r.outcome for r in self.of(implementation)}
+        if outcomes & {"failed", "errored"}:
+            return "does not conform"
+        if "stale baseline" in outcomes:
+            return "stale baseline"
+        if outcomes & {"deselected", "not reached"}:
+            return "incomplete"
+        if outcomes & {"passed", "expected failure"}:
+            return "conforms"
+        return "nothing ran"
+
+    def overall(self) -> Status:
+        statuses = {self.status(label) for label in self.labels()}
+        return next((s for s in _STATUS_ORDER if s in statuses), "nothing ran")
+
+    def problems(self, implementation: str) -> list[Result]:
+        found = [r for r in self.of(implementation) if r.outcome in PROBLEMS]
+        return sorted(found, key=lambda r: (r.contracts, r.test))
+
+    def baseline(self, implementation: str) -> str:
+        """An expected-failures file listing what failed or errored (``--expected-failures``)."""
+        keys = sorted({r.test for r in self.problems(implementation)})
+        header = f"# expected failures of {implementation}, written by dsh-conformance\n"
+        return header + "".join(f"{key}\n" for key in keys)
+
+    def render(self, colour: bool = False) -> str:
+        """The report a person reads: one table per implementation, or, for several, one
+        comparison; then what did not run, and every failure, error or stale entry once."""
+        labels = self.labels()
         blocks = []
-        for label in self._labels():
+        if len(labels) > 1:
+            blocks.append(self._comparison(labels, colour))
+        for label in labels:
             info = self.implementations.get(label)
             title = f"DSH conformance: {label}"
             if info is not None and info.description != label:
                 title += f" ({info.description})"
-            blocks.append(self._table(title, self.tally(label)))
-            problems = [r for r in self._of(label) if r.outcome in ("failed", "errored")]
-            for result in sorted(problems, key=lambda r: (r.contracts, r.test)):
+            if len(labels) == 1:
+                blocks.append(self._table(title, self.tally(label), colour))
+            else:
+                blocks.append(f"{title}: {_paint(self.status(label), colour)}")
+            blocks.append(_selection_line(self.selection(label)))
+            for result in self.problems(label):
                 blocks.append(
                     f"  {result.outcome.upper()} {result.test} [{', '.join(result.contracts)}]"
                 )
-                blocks.extend(f"      {line}" for line in _gist(result.message))
+                blocks.extend(f"      {line}" for line in gist(result.message))
         return "\n".join(blocks)
 
-    def _labels(self) -> list[str]:
+    def _comparison(self, labels: list[str], colour: bool) -> str:
+        """A contract-by-implementation matrix of verdicts, then the tests they disagree on."""
+        columns = [f"[{number}]" for number in range(1, len(labels) + 1)]
+        verdicts = {label: self.tally(label) for label in labels}
+        width = max(len(contract) for contract in self.contracts)
+        cell = max(len(verdict(row)) for label in labels for row in verdicts[label].values())
+        lines = [f"DSH conformance: comparison of {len(labels)} implementations"]
+        lines += [f"  {column} {label}" for column, label in zip(columns, labels, strict=True)]
+        header = f"{'contract ID':<{width}}  " + "  ".join(f"{c:<{cell}}" for c in columns)
+        lines.append(header.rstrip())
+        for contract in self.contracts:
+            cells = []
+            for label in labels:
+                text = verdict(verdicts[label][contract])
+                cells.append(_paint(text, colour) + " " * (cell - len(text)))
+            lines.append(f"{contract:<{width}}  " + "  ".join(cells).rstrip())
+        outcomes = {label: {r.test: r.outcome for r in self.of(label)} for label in labels}
+        tests = sorted({test for by_test in outcomes.values() for test in by_test})
+        disagree = [
+            test for test in tests if len({outcomes[label].get(test) for label in labels}) > 1
+        ]
+        if not disagree:
+            lines.append("the implementations agree on every test")
+        else:
+            lines.append(f"where they disagree ({len(disagree)} tests):")
+            for test in disagree:
+                cells = [
+                    f"{column} {outcomes[label].get(test, 'absent')}"
+                    for column, label in zip(columns, labels, strict=True)
+                ]
+                lines.append(f"  {test}: " + ", ".join(cells))
+        return "\n".join(lines)
+
+    def labels(self) -> list[str]:
         labels = dict.fromkeys(self.implementations)
         labels.update(dict.fromkeys(r.implementation for r in self.results.values()))
+        labels.update(dict.fromkeys(label for label, _ in self.collected))
         return list(labels)
 
     @staticmethod
-    def _table(title: str, counts: dict[str, dict[Outcome, int]]) -> str:
+    def _table(title: str, counts: dict[str, dict[Outcome, int]], colour: bool) -> str:
         width = max(len(contract) for contract in counts)
         header = f"{'contract ID':<{width}}  " + "  ".join(f"{o:>7}" for o in _SHORT) + "  verdict"
         lines = [title, header, "-" * len(header)]
         for contract, row in counts.items():
             cells = "  ".join(f"{row[outcome]:>7}" for outcome in OUTCOMES)
-            lines.append(f"{contract:<{width}}  {cells}  {_verdict(row)}")
+            lines.append(f"{contract:<{width}}  {cells}  {_paint(verdict(row), colour)}")
         return "\n".join(lines)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "implementations": [
-                    {
-                        "label": label,
-                        "description": getattr(self.implementations.get(label), "description", ""),
-                        "contracts": self.tally(label),
-                        "results": [asdict(r) for r in self._of(label)],
-                    }
-                    for label in self._labels()
-                ]
-            },
-            indent=2,
-            ensure_ascii=False,
-        )
+    def to_json(self, suite: dict[str, Any] | None = None) -> str:
+        """The JSON report (its format is described in the README, "The JSON report")."""
+        implementations = []
+        for label in self.labels():
+            tallies = self.tally(label)
+            implementations.append(
+                {
+                    "label": label,
+                    "description": getattr(self.implementations.get(label), "description", ""),
+                    "status": self.status(label),
+                    "selection": self.selection(label),
+                    "contracts": {
+                        contract: {**row, "verdict": verdict(row)}
+                        for contract, row in tallies.items()
+                    },
+                    "results": [asdict(r) for r in self.of(label)],
+                }
+            )
+        document = {
+            "format": REPORT_FORMAT,
+            "suite": suite or {},
+            "status": self.overall(),
+            "implementations": implementations,
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False)
 
 
-_SHORT: Final = ("passed", "failed", "errored", "xfail", "skipped", "n/a")
-_GIST_LINES: Final = 3
-_GIST_WIDTH: Final = 160
+_GIST_LINES: Final = 40
+_GIST_WIDTH: Final = 400
 
 
-def _gist(message: str) -> list[str]:
-    """The first lines of a failure message, each cut to a readable width."""
-    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
-    return [
+def gist(message: str) -> list[str]:
+    """A failure message as the report shows it: every line up to a bound, each cut to a width."""
+    lines = [line.rstrip() for line in message.strip().splitlines() if line.strip()]
+    shown = [
         line if len(line) <= _GIST_WIDTH else line[: _GIST_WIDTH - 1] + "…"
         for line in lines[:_GIST_LINES]
     ]
+    if len(lines) > _GIST_LINES:
+        shown.append(f"… {len(lines) - _GIST_LINES} more line(s)")
+    return shown
 
 
-def _verdict(row: dict[Outcome, int]) -> str:
+def _selection_line(selection: dict[str, int]) -> str:
+    line = f"ran {selection['run']} of {selection['collected']} tests"
+    missing = [f"{selection[key]} {key}" for key in ("deselected", "not reached") if selection[key]]
+    if missing:
+        line += f" ({', '.join(missing)})"
+    idle = [f"{selection[key]} {key}" for key in ("skipped", "not applicable") if selection[key]]
+    if idle:
+        line += f"; of those run, {', '.join(idle)}"
+    return line
+
+
+_COLOURS: Final = {"DOES": "31", "stale": "31", "conforms": "32", "incomplete": "33"}
+
+
+def _paint(text: str, colour: bool) -> str:
+    """``text`` in its colour on a terminal (red: does not conform, green: conforms, yellow:
+    incomplete); the caller decides, honouring NO_COLOR and pytest's ``--color``."""
+    code = next((c for prefix, c in _COLOURS.items() if text.startswith(prefix)), None)
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def verdict(row: dict[Outcome, int]) -> str:
+    run = sum(row[outcome] for outcome in RAN)
+    total = run + row["deselected"] + row["not reached"]
     if row["failed"] or row["errored"]:
         return "DOES NOT CONFORM"
+    if row["stale baseline"]:
+        return "stale baseline entry"
+    if total == 0:
+        return "no cases yet"
+    if run == 0:
+        return "not run" if row["not reached"] else "not selected"
+    if run < total:
+        return f"incomplete: {run} of {total} run"
     if row["expected failure"]:
         return f"baseline: {row['expected failure']} expected failure(s)"
     if row["passed"]:
         return "conforms" + (" (some skipped)" if row["skipped"] else "")
     if row["not applicable"]:
         return "not applicable"
-    if row["skipped"]:
-        return "skipped"
-    return "no cases yet"
+    return "skipped"

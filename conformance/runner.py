@@ -1,24 +1,151 @@
 """``dsh-conformance``: run the suite against an implementation and print the report.
 
-It drives pytest over the installed `conformance` package, so every pytest option works too
-(``dsh-conformance --impl "node harness.js" -x``). The exit status is pytest's: 0 when every
-case conforms.
+It drives pytest over the installed `conformance` package with the suite's own configuration and
+plugin (``-p conformance.plugin``), so pytest options work too (``dsh-conformance --impl "node
+harness.js" -x``). The exit status is pytest's: 0 when every case conforms.
+
+Subcommands (the first argument) live in `SUBCOMMANDS`: each maps a name to a function taking the
+remaining arguments and returning the exit status. Without one, the suite runs; ``--help``,
+``--version`` and ``--list`` are answered without starting pytest.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import importlib.util
+import itertools
+import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
-import pytest
+_PACKAGE: Final = Path(__file__).parent
+_MISSING_EXTRA: Final = (
+    "dsh-conformance: {missing} is not installed. The suite needs the 'conformance' extra:\n"
+    "    pip install 'dsh-prompt-conformance[conformance]'\n"
+)
 
-_PACKAGE = Path(__file__).parent
+Subcommand = Callable[[list[str]], int]
+
+
+def _subcommand(module: str, function: str = "main") -> Subcommand:
+    """A subcommand implemented by ``conformance.<module>.<function>``, imported when used."""
+
+    def run(argv: list[str]) -> int:
+        command: Subcommand = getattr(importlib.import_module(f"conformance.{module}"), function)
+        return command(argv)
+
+    return run
+
+
+def export_cases(argv: list[str]) -> int:
+    """``export-cases DIR [--contract ID]…``: every example case as a JSON file."""
+    from .catalog import PROPERTIES_NOTE, export
+
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance export-cases",
+        description="Write every example case as JSON (the run message, the expected "
+        "observations, contract IDs, why) for a test runner in another language.",
+        epilog=PROPERTIES_NOTE,
+    )
+    parser.add_argument("directory", type=Path, metavar="DIR")
+    parser.add_argument("--contract", action="append", default=[], metavar="ID")
+    args = parser.parse_args(argv)
+    count = export(args.directory, frozenset(args.contract))
+    sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
+    return 0
+
+
+#: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "smoke": _subcommand("smoke"),
+    "export-cases": export_cases,
+}
+if importlib.util.find_spec("conformance.check_log") is not None:
+    SUBCOMMANDS["check-log"] = _subcommand("check_log")
+
+_USAGE: Final = """\
+usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
+       dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
+       dsh-conformance export-cases DIR          every example case as JSON, for other runners
+       dsh-conformance --list [--json]           every case and property test, by contract ID
+       dsh-conformance --version | --help | --help-pytest
+
+Runs the conformance suite against implementations (default: --impl reference) and prints a
+report by contract ID. The exit status is 0 only if nothing failed or errored.
+"""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SUBCOMMANDS:
+        return _guarded(lambda: SUBCOMMANDS[args[0]](args[1:]))
+    if "--version" in args:
+        sys.stdout.write(f"{version()}\n")
+        return 0
+    if "-h" in args or "--help" in args:
+        return _guarded(print_help)
+    if "--help-pytest" in args:
+        return _guarded(lambda: run_suite(["--help"]))
+    if "--list" in args:
+        return _guarded(lambda: list_cases(args))
+    return _guarded(lambda: run_suite(args))
+
+
+def version() -> str:
+    """The suite's version and the protocol version it speaks."""
+    from importlib import metadata
+
+    from .protocol import PROTOCOL_VERSION
+
+    try:
+        suite = metadata.version("dsh-prompt-conformance")
+    except metadata.PackageNotFoundError:
+        suite = "0+unknown"
+    return f"dsh-conformance {suite} (protocol {PROTOCOL_VERSION})"
+
+
+def print_help() -> int:
+    """The suite's own options first; pytest's are one flag away (``--help-pytest``)."""
+    from .plugin import OPTIONS
+
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance",
+        usage=argparse.SUPPRESS,
+        description=_USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Any pytest option works too (-k, -x, --junitxml PATH, …): see --help-pytest.",
+        add_help=False,
+    )
+    group = parser.add_argument_group("options")
+    for flag, settings in OPTIONS:
+        group.add_argument(flag, **settings)
+    group.add_argument("--list", action="store_true", help="list the cases instead of running")
+    group.add_argument("--json", action="store_true", help="with --list: as JSON")
+    sys.stdout.write(parser.format_help())
+    return 0
+
+
+def list_cases(args: list[str]) -> int:
+    from .catalog import listing, render_listing
+
+    contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
+    data = listing(contracts)
+    text = json.dumps(data, indent=2, ensure_ascii=False) if "--json" in args else None
+    sys.stdout.write((text or render_listing(data)) + "\n")
+    return 0
+
+
+def run_suite(args: list[str]) -> int:
+    """Run the suite's tests through pytest with ``args``; pytest's exit status."""
+    import pytest
+
+    importlib.import_module("conformance.plugin")  # names a missing dependency before pytest does
     if not any(arg == "--impl" or arg.startswith("--impl=") for arg in args):
-        args += ["--impl", "reference"]
+        args = [*args, "--impl", "reference"]
     return int(
         pytest.main(
             [
@@ -29,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--rootdir",
                 str(_PACKAGE.parent),
                 "-p",
-                "dsh_conformance",
+                "conformance.plugin",
                 "-p",
                 "no:cacheprovider",
                 # This module is imported before pytest starts, so pytest cannot rewrite the
@@ -37,11 +164,37 @@ def main(argv: list[str] | None = None) -> int:
                 "-W",
                 "ignore::pytest.PytestAssertRewriteWarning",
                 "-q",
-                "--tb=short",
                 *args,
             ]
         )
     )
+
+
+def _guarded(command: Callable[[], int]) -> int:
+    """Run ``command``: a missing extra is named, a closed pipe (``| head``) ends quietly."""
+    try:
+        status = command()
+        sys.stdout.flush()
+    except ModuleNotFoundError as error:
+        if error.name not in ("pytest", "hypothesis", "jsonschema", "_pytest"):
+            raise
+        sys.stderr.write(_MISSING_EXTRA.format(missing=error.name))
+        return 2
+    except BrokenPipeError:
+        status = 0
+    if _stdout_closed():
+        # Python would complain about the closed pipe at exit; the reader has gone, so go quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return status
+
+
+def _stdout_closed() -> bool:
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        return True
+    return False
 
 
 if __name__ == "__main__":

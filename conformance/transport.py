@@ -1,13 +1,19 @@
 """The two transports behind one `Implementation` interface: in-process and subprocess.
 
-Both carry the same JSON messages (conformance/PROTOCOL.md). Neither lets a broken implementation
-stop the run: a crash, a hang past the per-case timeout, or output that is not a protocol message
-becomes an ``errored`` `Outcome` carrying what the implementation printed, and the next case gets
-a fresh start (a new process, or a new worker thread).
+Both carry the same JSON messages (conformance/PROTOCOL.md), and every answer is checked against
+``protocol.schema.json`` (`conformance.validate`). Neither lets a broken implementation stop or
+swamp the run: a crash, a hang past the per-case timeout, an over-long line, or output that is not
+a protocol message becomes an ``errored`` `Outcome` carrying what the implementation printed (cut
+to a bounded size, saying what was cut), and the next case gets a fresh start.
+
+A subprocess runs in its own process group (session): killing it kills whatever it started too
+(``sh -c``, ``npm``, ``npx`` wrappers), on a timeout, a restart, the end of the run, and when the
+suite itself is terminated (SIGTERM, SIGHUP, or interpreter exit).
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import importlib
@@ -17,11 +23,14 @@ import queue
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 from abc import ABC, abstractmethod
-from typing import IO, Any, Final
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, Final
 
 from .protocol import (
     STOP_MESSAGE,
@@ -33,12 +42,34 @@ from .protocol import (
     run_message,
     start_message,
 )
+from .validate import check_answer, cut
 
 Json = Any
 DEFAULT_TIMEOUT: Final = 10.0
 _MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_STDERR_TAIL_LINES: Final = 40
 _EXIT_GRACE: Final = 2.0
+#: The longest answer line the suite reads; a longer one is a protocol error of that case.
+MAX_LINE_BYTES: Final = 8 * 1024 * 1024
+#: How much of an offending stdout line a report shows.
+_SHOWN_CHARS: Final = 2000
+#: Standard error kept per process: the last lines, each cut to a width.
+_STDERR_TAIL_LINES: Final = 40
+_STDERR_LINE_BYTES: Final = 2000
+_READ_CHUNK: Final = 65536
+_POSIX: Final = os.name == "posix"
+
+
+@dataclass(frozen=True)
+class LateError:
+    """An answer line that turned up after its case was over: blamed on that case, not the next.
+
+    ``owner`` is whatever the caller set as `Implementation.owner` when that case ran (the plugin
+    sets the test's name), so the report can attribute the error to the test that produced it.
+    """
+
+    owner: Any
+    case: str
+    message: str
 
 
 class Implementation(ABC):
@@ -51,6 +82,14 @@ class Implementation(ABC):
         #: Set by `conformance.execute.check` on the first error within one test; the plugin
         #: clears it before each test.
         self.latched_error: Exception | None = None
+        #: Why no further case is sent (a failed handshake, ``--max-errors``); ``None`` while
+        #: the implementation is in the running.
+        self.stopped: str | None = None
+        #: Tags the cases run from now on (see `LateError`).
+        self.owner: Any = None
+        self.late_errors: list[LateError] = []
+        #: The case being run and when it was sent (`time.monotonic`), for progress reports.
+        self.running: tuple[str, float] | None = None
 
     @abstractmethod
     def handshake(self) -> Handshake:
@@ -64,13 +103,28 @@ class Implementation(ABC):
     def close(self) -> None: ...
 
 
+class TransportFailure(ProtocolError):
+    """A protocol failure with what the implementation printed (``context``: stdout, stderr)."""
+
+    def __init__(self, message: str, **context: str) -> None:
+        super().__init__(message)
+        self.context = context
+
+
+class _Timeout(BaseException):
+    """Raised inside an in-process driver by the alarm; not an `Exception`, so that a driver's
+    ``except Exception`` does not swallow it."""
+
+
 class InProcess(Implementation):
-    """A Python object with ``handle(message) -> response``, called in a worker thread.
+    """A Python object with ``handle(message) -> response``.
 
     Messages go through a JSON round trip both ways, so an in-process implementation sees and
-    answers exactly what a subprocess would. Each call runs in its own daemon thread: a call that
-    outlives the timeout is abandoned (a thread cannot be killed) without keeping the suite's
-    process alive at exit.
+    answers exactly what a subprocess would. On the main thread of a POSIX process the driver is
+    called directly, with a ``SIGALRM`` timer interrupting it at the timeout (re-armed every
+    half second in case the driver swallows it once); elsewhere, or when another timer is
+    already armed, each call runs in a daemon thread that is abandoned at the timeout (a thread
+    cannot be killed) without keeping the suite's process alive at exit.
     """
 
     def __init__(self, driver: Any, label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -82,6 +136,29 @@ class InProcess(Implementation):
     def _call(self, message: Json) -> Json:
         """The driver's answer; raises `TimeoutError`, or whatever ``handle`` raised."""
         request = json.loads(json.dumps(message))
+        if _alarm_is_free():
+            answer = self._call_with_alarm(request)
+        else:
+            answer = self._call_in_thread(request)
+        return json.loads(json.dumps(answer, allow_nan=False))
+
+    def _call_with_alarm(self, request: Json) -> Json:
+        def interrupt(signum: int, frame: FrameType | None) -> None:
+            raise _Timeout
+
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        try:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, self.timeout, 0.5)
+                return self._driver.handle(request)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _Timeout:
+            raise TimeoutError from None
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+    def _call_in_thread(self, request: Json) -> Json:
         answers: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
 
         def work() -> None:
@@ -97,20 +174,29 @@ class InProcess(Implementation):
             raise TimeoutError from None
         if not answered:
             raise value
-        return json.loads(json.dumps(value, allow_nan=False))
+        return value
 
     def handshake(self) -> Handshake:
         if self._handshake is None:
             try:
-                self._handshake = parse_handshake(self._call(start_message()))
+                answer = self._call(start_message())
             except TimeoutError:
                 raise ProtocolError(f"no answer to 'start' within {self.timeout:g} s") from None
+            except Exception as error:
+                raise ProtocolError(
+                    f"handle() raised {type(error).__name__} in answer to 'start': {error}"
+                ) from error
+            handshake = parse_handshake(answer)
+            check_answer(answer, "start")
+            self._handshake = handshake
         return self._handshake
 
     def run(self, case_id: str, scenario: Json) -> Outcome:
         try:
             response = self._call(run_message(case_id, scenario))
-            return parse_outcome(response, case_id)
+            outcome = parse_outcome(response, case_id)
+            check_answer(response, "run")
+            return outcome
         except TimeoutError:
             return Outcome.errored(f"no answer within {self.timeout:g} s")
         except ProtocolError as error:
@@ -126,6 +212,14 @@ class InProcess(Implementation):
             self._call(STOP_MESSAGE)
 
 
+def _alarm_is_free() -> bool:
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    )
+
+
 class Subprocess(Implementation):
     """An executable speaking JSON lines on stdin/stdout, restarted after any failure."""
 
@@ -133,60 +227,128 @@ class Subprocess(Implementation):
         super().__init__(label, timeout)
         self.argv = argv
         self._child: _Child | None = None
+        self._last_case: tuple[Any, str] | None = None
 
     def handshake(self) -> Handshake:
-        """Start the process if it is not running; every (re)start repeats the handshake."""
+        """Start the process if it is not running; every (re)start repeats the handshake.
+
+        A failed handshake kills the process; the `TransportFailure` carries the offending line
+        and the tail of standard error (a harness that cannot start says why there).
+        """
         if self._child is not None and self._child.running():
             assert self._handshake is not None
             return self._handshake
+        self._kill()
         self._child = _Child(self.argv)
         try:
-            handshake = parse_handshake(self._request(start_message(), "start"))
-        except ProtocolError:
-            self._kill()
-            raise
+            answer = self._request(start_message(), "start")
+            handshake = parse_handshake(answer)
+            check_answer(answer, "start")
+        except ProtocolError as failure:
+            raise self._failed(failure) from None
         if self._handshake is not None and handshake != self._handshake:
-            raise ProtocolError(f"the restarted implementation answered differently: {handshake}")
+            raise self._failed(
+                ProtocolError(f"the restarted implementation answered differently: {handshake}")
+            )
         self._handshake = handshake
         return handshake
 
     def run(self, case_id: str, scenario: Json) -> Outcome:
         try:
-            self.handshake()
-            return parse_outcome(self._request(run_message(case_id, scenario), "run"), case_id)
+            if self._child is None:
+                self.handshake()
+            self._blame_leftovers()
+            answer = self._request(run_message(case_id, scenario), "run")
+            if self._is_late(answer, case_id):
+                answer = self._read_answer("run")
+            self._last_case = (self.owner, case_id)
+            outcome = parse_outcome(answer, case_id)
+            check_answer(answer, "run")
+            assert self._child is not None
+            extra = self._child.leftovers()
+            if extra:
+                raise TransportFailure(
+                    f"answered 'run' of {case_id!r} with more than one line",
+                    stdout=_show(extra[0]),
+                )
+            return outcome
         except ProtocolError as failure:
-            context = dict(getattr(failure, "context", {}))
-            stderr = self._kill()
-            if stderr:
-                context["stderr"] = stderr
-            return Outcome.errored(str(failure), **context)
+            error = self._failed(failure)
+            return Outcome.errored(str(error), **error.context)
+
+    def _blame_leftovers(self) -> None:
+        """Lines that arrived after the previous answer belong to the previous case."""
+        child = self._child
+        assert child is not None
+        extra = child.leftovers()
+        if extra:
+            self._blame_previous(_show(extra[0]))
+
+    def _is_late(self, answer: Json, case_id: str) -> bool:
+        """Whether ``answer`` is a second answer to the previous case (then it is blamed)."""
+        previous = self._last_case[1] if self._last_case is not None else None
+        named = answer.get("case") if isinstance(answer, dict) else None
+        if previous is None or named != previous or named == case_id:
+            return False
+        self._blame_previous(cut(json.dumps(answer, ensure_ascii=False), _SHOWN_CHARS))
+        return True
+
+    def _blame_previous(self, line: str) -> None:
+        if self._last_case is not None:
+            owner, case = self._last_case
+            message = (
+                f"{case}: answered 'run' with more than one line; the extra line came after "
+                f"the answer:\n    {line}"
+            )
+            self.late_errors.append(LateError(owner, case, message))
 
     def _request(self, message: Json, what: str) -> Json:
-        """Send one message and read one answer line; a `_Failure` says what went wrong."""
+        """Send one message and read one answer line; a `TransportFailure` says what went wrong."""
         child = self._child
         assert child is not None
         try:
             child.send(message)
         except OSError as error:
-            raise _Failure(f"could not send '{what}': {error}") from error
+            raise TransportFailure(
+                f"could not send '{what}' ({child.status()}): {error}"
+            ) from error
+        return self._read_answer(what)
+
+    def _read_answer(self, what: str) -> Json:
+        child = self._child
+        assert child is not None
         try:
-            line = child.lines.get(timeout=self.timeout)
+            line = child.next_line(timeout=self.timeout)
         except queue.Empty:
-            raise _Failure(f"no answer to '{what}' within {self.timeout:g} s") from None
+            raise TransportFailure(f"no answer to '{what}' within {self.timeout:g} s") from None
         if line is None:
-            raise _Failure(
+            raise TransportFailure(
                 f"the process closed its output ({child.status()}) instead of answering '{what}'"
+            )
+        if isinstance(line, _Overlong):
+            raise TransportFailure(
+                f"printed a line longer than {MAX_LINE_BYTES} bytes in answer to '{what}' "
+                "(the suite stops reading there)",
+                stdout=_show(line),
             )
         try:
             return json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise _Failure(
+            raise TransportFailure(
                 f"printed a line that is not a protocol message in answer to '{what}'",
-                stdout=_text(line),
+                stdout=_show(line),
             ) from None
 
+    def _failed(self, failure: ProtocolError) -> TransportFailure:
+        """Kill the process; the failure with what it printed (the stderr tail added)."""
+        context = dict(getattr(failure, "context", {}))
+        stderr = self._kill()
+        if stderr:
+            context["stderr"] = stderr
+        return TransportFailure(str(failure), **context)
+
     def _kill(self) -> str:
-        """Kill the process (if any); the tail of what it wrote to stderr."""
+        """Kill the process group (if any); the tail of what it wrote to stderr."""
         child, self._child = self._child, None
         return child.kill() if child is not None else ""
 
@@ -196,54 +358,94 @@ class Subprocess(Implementation):
             child.stop()
 
 
-class _Child:
-    """One process of a `Subprocess`, with the readers that drain its stdout and stderr.
+@dataclass(frozen=True)
+class _Overlong:
+    """Stands for a stdout line longer than `MAX_LINE_BYTES`: its beginning only."""
 
-    Each process gets its own line queue and stderr buffer: a reader of a killed process that
-    wakes up late must never feed its end-of-file into the next process's queue.
+    head: bytes
+
+
+Line = bytes | _Overlong
+
+
+class _Child:
+    """One process of a `Subprocess` (the leader of its own process group), and its readers.
+
+    Each process gets its own line queue and stderr tail: a reader of a killed process that
+    wakes up late must never feed its end-of-file into the next process's queue. The stdout
+    reader hands over the lines of one read together, so a second answer written with the
+    first is seen at once (`leftovers`).
     """
 
     def __init__(self, argv: list[str]) -> None:
         try:
             self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=_POSIX,
             )
         except OSError as error:
             raise ProtocolError(f"cannot start {shlex.join(argv)}: {error}") from error
+        _LIVE.add(self)
+        _install_cleanup()
         assert self.process.stdout is not None and self.process.stderr is not None
-        lines: queue.Queue[bytes | None] = queue.Queue()
-        stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-        self.lines = lines
-        self.stderr = stderr
-        _pump(self.process.stdout, lines.put, end=lambda: lines.put(None))
-        self.stderr_reader = _pump(
-            self.process.stderr, lambda line: stderr.append(_text(line)), end=lambda: None
-        )
+        self._chunks: queue.Queue[list[Line] | None] = queue.Queue()
+        self._ready: collections.deque[Line] = collections.deque()
+        self._ended = False
+        self.stderr = _Tail()
+        _start_reader(self.process.stdout.fileno(), _LineSplitter(self._chunks.put).feed)
+        self.stderr_reader = _start_reader(self.process.stderr.fileno(), self.stderr.feed)
 
     def running(self) -> bool:
         return self.process.poll() is None
 
     def status(self) -> str:
         try:
-            return f"exit status {self.process.wait(timeout=_EXIT_GRACE)}"
+            code = self.process.wait(timeout=_EXIT_GRACE)
         except subprocess.TimeoutExpired:
             return "still running"
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     def send(self, message: Json) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write((json.dumps(message) + "\n").encode())
         self.process.stdin.flush()
 
+    def next_line(self, timeout: float) -> Line | None:
+        """The next stdout line, ``None`` at end of output; raises `queue.Empty` on timeout."""
+        if not self._ready and not self._ended:
+            self._take(self._chunks.get(timeout=timeout))
+        return self._ready.popleft() if self._ready else None
+
+    def leftovers(self) -> list[Line]:
+        """Lines already received and not yet read (nothing should be there between answers)."""
+        while not self._ended:
+            try:
+                self._take(self._chunks.get_nowait())
+            except queue.Empty:
+                break
+        lines = list(self._ready)
+        self._ready.clear()
+        return lines
+
+    def _take(self, chunk: list[Line] | None) -> None:
+        if chunk is None:
+            self._ended = True
+        else:
+            self._ready.extend(chunk)
+
     def kill(self) -> str:
-        if self.running():
-            self.process.kill()
+        _kill_group(self.process)
         self.process.wait()
+        _LIVE.discard(self)
         # Everything it wrote before dying, once the reader has drained the pipe.
         self.stderr_reader.join(timeout=_EXIT_GRACE)
-        return "".join(self.stderr)
+        return self.stderr.text()
 
     def stop(self) -> None:
-        """Ask politely with ``stop``; kill it if it has not exited shortly after."""
+        """Ask politely with ``stop``; then kill the group (the process and what it started)."""
         if self.running():
             try:
                 self.send(STOP_MESSAGE)
@@ -255,19 +457,88 @@ class _Child:
         self.kill()
 
 
-class _Failure(ProtocolError):
-    """A transport failure: what happened, and what the process printed (``context``)."""
+class _LineSplitter:
+    """Cuts a byte stream into lines, never holding more than `MAX_LINE_BYTES` of one."""
 
-    def __init__(self, message: str, **context: str) -> None:
-        super().__init__(message)
-        self.context = context
+    def __init__(self, put: Any) -> None:
+        self._put = put
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> None:
+        if not data:  # end of output; a last line without a newline still counts
+            if self._buffer and not self._discarding:
+                self._put([bytes(self._buffer)])
+            self._put(None)
+            return
+        lines: list[Line] = []
+        for piece in data.splitlines(keepends=True):
+            if not self._discarding:
+                self._buffer += piece
+                if len(self._buffer) > MAX_LINE_BYTES:
+                    lines.append(_Overlong(bytes(self._buffer[:_SHOWN_CHARS])))
+                    self._buffer.clear()
+                    self._discarding = True
+            if piece.endswith(b"\n"):
+                if not self._discarding:
+                    lines.append(bytes(self._buffer))
+                self._buffer.clear()
+                self._discarding = False
+        if lines:
+            self._put(lines)
 
 
-def _pump(stream: IO[bytes], sink: Any, *, end: Any) -> threading.Thread:
+class _Tail:
+    """The last lines a process wrote to stderr, each cut to a width; says what was cut."""
+
+    def __init__(self) -> None:
+        self._lines: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+        self._dropped = 0
+        self._partial = bytearray()
+        self._cut = 0
+        self._lock = threading.Lock()
+
+    def feed(self, data: bytes) -> None:
+        with self._lock:
+            for piece in data.splitlines(keepends=True):
+                room = _STDERR_LINE_BYTES - len(self._partial)
+                self._partial += piece[:room]
+                self._cut += max(0, len(piece) - room)
+                if piece.endswith(b"\n"):
+                    self._push()
+
+    def _push(self) -> None:
+        line = _text(bytes(self._partial)).rstrip("\n")
+        if self._cut:
+            line += f" [… {self._cut} more bytes of this line cut]"
+        if len(self._lines) == self._lines.maxlen:
+            self._dropped += 1
+        self._lines.append(line)
+        self._partial.clear()
+        self._cut = 0
+
+    def text(self) -> str:
+        with self._lock:
+            if self._partial:
+                self._push()
+            kept = "\n".join(self._lines)
+            if self._dropped:
+                kept = f"[{self._dropped} earlier lines not kept]\n{kept}"
+            return kept + "\n" if kept else ""
+
+
+def _start_reader(fd: int, feed: Any) -> threading.Thread:
+    """Read ``fd`` in chunks until end of file, feeding each (and a final ``b""``) to ``feed``."""
+
     def pump() -> None:
-        for line in iter(stream.readline, b""):
-            sink(line)
-        end()
+        while True:
+            try:
+                data = os.read(fd, _READ_CHUNK)
+            except OSError:
+                data = b""
+            feed(data)
+            if not data:
+                return
 
     thread = threading.Thread(target=pump, daemon=True, name="dsh-impl-reader")
     thread.start()
@@ -276,6 +547,59 @@ def _pump(stream: IO[bytes], sink: Any, *, end: Any) -> threading.Thread:
 
 def _text(line: bytes) -> str:
     return line.decode("utf-8", errors="replace")
+
+
+def _show(line: Line) -> str:
+    """An offending stdout line as a report shows it: decoded, and cut to a bounded size."""
+    if isinstance(line, _Overlong):
+        return cut(_text(line.head), _SHOWN_CHARS) + f" [… cut: over {MAX_LINE_BYTES} bytes]"
+    return cut(_text(line), _SHOWN_CHARS)
+
+
+#: Processes started and not yet killed, so that the suite's own termination kills them.
+_LIVE: set[_Child] = set()
+_CLEANUP_INSTALLED = threading.Event()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    if _POSIX:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    elif process.poll() is None:
+        process.kill()
+
+
+def kill_all() -> None:
+    """Kill every process group the suite started and has not killed yet."""
+    for child in list(_LIVE):
+        _kill_group(child.process)
+
+
+def _install_cleanup() -> None:
+    """At the first process: kill every group at exit and on SIGTERM/SIGHUP, then go on dying."""
+    if _CLEANUP_INSTALLED.is_set():
+        return
+    _CLEANUP_INSTALLED.set()
+    atexit.register(kill_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None:
+            previous = signal.getsignal(signum)
+            if previous is not signal.SIG_IGN:
+                signal.signal(signum, _terminating(previous))
+
+
+def _terminating(previous: Any) -> Any:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        kill_all()
+        signal.signal(signum, previous)
+        if callable(previous):
+            previous(signum, frame)
+        else:  # the default action: die of this signal, as if the handler were not there
+            os.kill(os.getpid(), signum)
+
+    return handler
 
 
 def load_implementation(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Implementation:

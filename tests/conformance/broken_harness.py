@@ -6,23 +6,46 @@ It answers like the reference harness, except that every EVERY-th ``run`` (defau
 it misbehaves as MODE says. The count restarts with the process, so after the suite restarts it
 the next EVERY-1 runs are answered properly again.
 
-MODE: crash (exit 3 after writing to stderr), hang (never answer), garbage (print a line that is
-not JSON), wrong-case (answer for another case), bad-handshake (speak protocol 999), slow-start
-(sleep before answering the handshake).
+MODE, at a ``run``: crash (exit 3 after writing to stderr), hang (never answer), garbage (print a
+line that is not JSON), wrong-case (answer for another case), endless-line (print without a
+newline, forever), huge-garbage (a 6 MB line that is not JSON), huge-stderr (a 20 MB stderr line,
+then crash), double (answer twice, both lines in one write), late-double (answer, then a second
+line a moment later), extra-field, errored-without-case, bad-observation (answers that break
+``protocol.schema.json``).
+
+MODE, at the start: bad-handshake (speak protocol 999), slow-start (sleep before answering the
+handshake: it never starts within a timeout), crash-at-start (exit 1 before reading anything,
+saying why on stderr, like ``node missing.js``), log-before-started (print a log line on stdout
+before ``started``).
+
+With ``BROKEN_HARNESS_PIDS=FILE`` set, it first starts a child process that sleeps (as ``npm`` or
+``npx`` leave a process tree behind) and appends its own pid and the child's to FILE.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 
 from reference.harness import Driver
 
+_START_MODES = {"crash-at-start", "log-before-started", "bad-handshake", "slow-start"}
+
 
 def main() -> None:
     mode = sys.argv[1]
     every = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    pids = os.environ.get("BROKEN_HARNESS_PIDS")
+    if pids:
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(pids, "a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n{sleeper.pid}\n")
+    if mode == "crash-at-start":
+        sys.stderr.write("Error: Cannot find module '/srv/missing.js'\n")
+        sys.exit(1)
     driver = Driver()
     runs = 0
     for line in sys.stdin:
@@ -35,23 +58,59 @@ def main() -> None:
                 response["protocol"] = 999
             if mode == "slow-start":
                 time.sleep(60)
+            if mode == "log-before-started":
+                write("harness listening, loading 3 plugins\n")
         else:
             runs += 1
-            if runs % every == 0:
-                if mode == "crash":
-                    sys.stderr.write(f"broken harness: crashing on case {message['case']}\n")
-                    sys.stderr.flush()
-                    sys.exit(3)
-                if mode == "hang":
-                    time.sleep(3600)
-                if mode == "garbage":
-                    sys.stdout.write("this is not a protocol message\n")
-                    sys.stdout.flush()
-                    continue
-                if mode == "wrong-case":
-                    response["case"] = "some/other-case"
-        sys.stdout.write(json.dumps(response) + "\n")
-        sys.stdout.flush()
+            misbehaving = runs % every == 0 and mode not in _START_MODES
+            if misbehaving and not misbehave(mode, message, response):
+                continue
+        write(json.dumps(response) + "\n")
+
+
+def misbehave(mode: str, message: dict[str, object], response: dict[str, object]) -> bool:
+    """Misbehave at a ``run``; whether ``response`` should still be written."""
+    if mode == "crash":
+        sys.stderr.write(f"broken harness: crashing on case {message['case']}\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "garbage":
+        write("this is not a protocol message\n")
+        return False
+    if mode == "wrong-case":
+        response["case"] = "some/other-case"
+    if mode == "endless-line":
+        while True:
+            write("x" * 65536)
+    if mode == "huge-garbage":
+        write("y" * 6_000_000 + "\n")
+        return False
+    if mode == "huge-stderr":
+        for _ in range(20):
+            sys.stderr.write("z" * 1_000_000)
+        sys.stderr.flush()
+        sys.exit(3)
+    if mode == "double":
+        write(json.dumps(response) + "\n" + json.dumps(response) + "\n")
+        return False
+    if mode == "late-double":
+        write(json.dumps(response) + "\n")
+        time.sleep(0.3)
+    if mode == "extra-field":
+        response["extra"] = 1
+    if mode == "errored-without-case":
+        response.clear()
+        response.update(type="errored", context="no case id here")
+    if mode == "bad-observation":
+        response["observations"] = [{"assembly": {"sections": 3}}]
+    return True
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

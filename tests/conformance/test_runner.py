@@ -14,11 +14,18 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
+from jsonschema import Draft202012Validator
+
+import conformance
 from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
+REPORT_SCHEMA = Draft202012Validator(
+    json.loads((Path(conformance.__file__).parent / "report.schema.json").read_text())
+)
 CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 
 
@@ -55,7 +62,9 @@ def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str
         cwd=Path(__file__).parent,  # so that `test_runner:NoCapabilities` is importable
     )
     assert report.exists(), f"no report:\n{completed.stdout}\n{completed.stderr}"
-    return completed.returncode, completed.stdout, json.loads(report.read_text())
+    document = json.loads(report.read_text())
+    REPORT_SCHEMA.validate(document)
+    return completed.returncode, completed.stdout, document
 
 
 def test_the_reference_conforms_and_the_run_exits_zero(tmp_path: Path) -> None:
@@ -67,7 +76,23 @@ def test_the_reference_conforms_and_the_run_exits_zero(tmp_path: Path) -> None:
     assert tally["passed"] > 0 and tally["failed"] == tally["errored"] == 0
     assert "conformance by contract ID" in output
     assert f"{CONTRACT}" in output and "conforms" in output
-    assert f'<property name="contracts" value="{CONTRACT}"' in junit.read_text()
+    assert_valid_xunit2(junit)
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties[f"dsh-conformance reference {CONTRACT}"] == "conforms"
+
+
+def assert_valid_xunit2(path: Path) -> None:
+    """The parts of pytest's xunit2 schema (junit-10.xsd) a plugin can break: a ``testcase``
+    holds only skipped/error/failure/system-out/system-err; properties belong to the suite."""
+    root = ElementTree.parse(path).getroot()
+    allowed = {"skipped", "error", "failure", "system-out", "system-err"}
+    for testcase in root.iter("testcase"):
+        children = {child.tag for child in testcase}
+        assert children <= allowed, f"{testcase.get('name')}: {children - allowed}"
+    for suite in root.iter("testsuite"):
+        assert [child.tag for child in suite][:1] in (["properties"], ["testcase"], [])
 
 
 def test_a_crashing_implementation_is_errored_and_the_run_goes_on(tmp_path: Path) -> None:
@@ -95,6 +120,15 @@ def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
     assert [r["test"] for r in errored] == ["test_example[registry/builtin-sections-by-default]"]
     assert "no answer within 1 s" in errored[0]["message"]
     assert results["contracts"][CONTRACT]["passed"] > 0
+
+
+def test_a_slow_case_is_named_while_it_runs(tmp_path: Path) -> None:
+    args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "4", "--contract", CONTRACT)
+    _, output, _ = run_runner(tmp_path, *args, limit=120)
+    assert (
+        "still waiting for test_runner:HangsOnOneCase on case "
+        "registry/builtin-sections-by-default (over 2 s; the timeout is 4 s)"
+    ) in output
 
 
 def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> None:
@@ -133,7 +167,151 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
         tmp_path, "--contract", CONTRACT, "--expected-failures", str(baseline)
     )
     (reference,) = report["implementations"]
-    stale = [r for r in reference["results"] if r["outcome"] == "failed"]
+    stale = [r for r in reference["results"] if r["outcome"] == "stale baseline"]
     assert status == 1
     assert {r["test"] for r in stale} == {*failing, passing}
-    assert all("XPASS(strict)" in r["message"] for r in stale)
+    assert all("stale baseline entry" in r["message"] for r in stale)
+    assert reference["contracts"][CONTRACT]["verdict"] == "stale baseline entry"
+    assert "STALE BASELINE" in output
+
+    baseline.write_text(baseline.read_text() + "test_example[registry/no-such-case]\n")
+    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    assert status == 1
+    assert "name no test of the suite: test_example[registry/no-such-case]" in output
+
+
+def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> None:
+    command = f"{sys.executable} {BROKEN} crash-at-start"
+    status, output, report = run_runner(tmp_path, "--impl", command, limit=120)
+    (broken,) = report["implementations"]
+    errored = [r for r in broken["results"] if r["outcome"] == "errored"]
+    assert status == 1
+    assert len(errored) == 1
+    assert "Cannot find module '/srv/missing.js'" in errored[0]["message"]
+    assert output.count("Cannot find module") == 1
+    selection = broken["selection"]
+    assert selection["not reached"] == selection["collected"] - 1, selection
+    assert broken["status"] == "does not conform"
+
+
+def test_a_harness_that_never_starts_costs_one_timeout(tmp_path: Path) -> None:
+    command = f"{sys.executable} {BROKEN} slow-start"
+    args = ("--impl", command, "--case-timeout", "1", "--contract", CONTRACT)
+    status, output, report = run_runner(tmp_path, *args, limit=60)
+    (broken,) = report["implementations"]
+    assert status == 1
+    assert "no answer to 'start' within 1 s" in output
+    assert broken["contracts"][CONTRACT]["not reached"] == 20
+
+
+def test_max_errors_stops_an_implementation_after_n_errors(tmp_path: Path) -> None:
+    command = f"{sys.executable} {BROKEN} garbage"
+    args = ("--impl", command, "--contract", CONTRACT, "--max-errors", "2")
+    status, _, report = run_runner(tmp_path, *args)
+    tally = report["implementations"][0]["contracts"][CONTRACT]
+    assert status == 1
+    assert tally["errored"] == 2 and tally["not reached"] == 19, tally
+    assert "not reached" in tally and tally["verdict"] == "DOES NOT CONFORM"
+
+
+def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(tmp_path: Path) -> None:
+    args = ("--impl", "test_runner:NoCapabilities", "--contract", CONTRACT)
+    status, output, _ = run_runner(tmp_path, *args)
+    assert status == 0, output  # not applicable is not a failure by default, but it is said:
+    assert "ran 21 of 135 tests (114 deselected); of those run, 21 not applicable" in output
+    status, output, _ = run_runner(tmp_path, *args, "--fail-on-skip")
+    assert status == 1, output
+    assert "--fail-on-skip: 21 selected test(s) of test_runner:NoCapabilities did not run" in output
+
+
+def test_a_partial_run_says_what_did_not_run(tmp_path: Path) -> None:
+    status, output, report = run_runner(tmp_path, "-k", "registry/builtin-sections-by-default")
+    (reference,) = report["implementations"]
+    tally = reference["contracts"][CONTRACT]
+    assert status == 0, output
+    assert tally["passed"] == 1 and tally["deselected"] == 20, tally
+    assert tally["verdict"] == "incomplete: 1 of 21 run"
+    assert reference["contracts"]["PROMPT-STRICT-RENDER"]["verdict"] == "not selected"
+    assert reference["contracts"]["ROOT-MODEL"]["verdict"] == "no cases yet"
+    assert report["status"] == reference["status"] == "incomplete"
+
+    status, output, report = run_runner(
+        tmp_path, "--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT, "-x"
+    )
+    tally = report["implementations"][0]["contracts"][CONTRACT]
+    assert status == 1
+    assert tally["failed"] == 1 and tally["not reached"] > 0, tally
+
+
+def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> None:
+    command = f"{sys.executable} {BROKEN} late-double 5"
+    status, output, report = run_runner(tmp_path, "--impl", command, "--contract", CONTRACT)
+    (broken,) = report["implementations"]
+    errored = sorted(r["test"] for r in broken["results"] if r["outcome"] == "errored")
+    order = [r["test"] for r in broken["results"]]
+    # Every 5th run answers twice: the 5th, 10th, ... tests, never the one after them.
+    assert status == 1, output
+    assert errored == sorted(order[4::5][: len(errored)]) and errored, (errored, order)
+    assert "errored after it had passed" in output
+
+
+def test_a_failure_shows_where_the_values_differ_once(tmp_path: Path) -> None:
+    args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    _, output, report = run_runner(tmp_path, *args, "-k", "builtin-sections-by-default")
+    (failed,) = [r for r in report["implementations"][0]["results"] if r["outcome"] == "failed"]
+    assert "at /assembly/sections/0/name" in failed["message"], failed["message"]
+    assert output.count("registry/builtin-sections-by-default (PROMPT-REGISTRY-CONTRACT)") == 1
+
+
+def test_the_junit_xml_of_a_failing_run_stays_valid(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    status, _, _ = run_runner(tmp_path, *args, "--junitxml", str(junit))
+    assert status == 1
+    assert_valid_xunit2(junit)
+    text = junit.read_text()
+    assert CONTRACT in text and "DOES NOT CONFORM" in text
+
+
+def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    for args, complaint in [
+        (["--case-timeout", "nan"], "positive, finite number of seconds"),
+        (["--case-timeout", "-1"], "positive, finite number of seconds"),
+        (["--max-errors", "0"], "a whole number, 1 or more"),
+        (["--conformance-json", str(tmp_path / "missing" / "r.json")], "does not exist"),
+        (["--impl", "reference", "--impl", "reference"], "given twice"),
+        (["-p", "test_runner_xdist", "--numprocesses", "2"], "does not run under pytest-xdist"),
+    ]:
+        completed = subprocess.run(
+            [sys.executable, "-m", "conformance.runner", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=Path(__file__).parent,
+        )
+        assert completed.returncode == 4, (args, completed.stdout, completed.stderr)
+        assert complaint in completed.stdout + completed.stderr, (args, completed.stderr)
+
+
+def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None:
+    program = (
+        "import sys; sys.modules['pytest'] = None; "
+        "from conformance.runner import main; sys.exit(main([]))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 2
+    assert "pip install 'dsh-prompt-conformance[conformance]'" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_a_written_baseline_absorbs_the_same_failures_next_time(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.txt"
+    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    status, _, _ = run_runner(tmp_path, *wrong, "--write-expected-failures", str(baseline))
+    assert status == 1
+    assert baseline.read_text().startswith("# expected failures of test_runner:IdentityAlwaysOff")
+    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    assert status == 0, output

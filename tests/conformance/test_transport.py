@@ -7,6 +7,9 @@ never hangs. `broken_harness.py` misbehaves on purpose to show it.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,7 +21,14 @@ from conformance import scenario as s
 from conformance.case import Case
 from conformance.execute import ImplementationErrored, check
 from conformance.protocol import Outcome, ProtocolError
-from conformance.transport import Implementation, InProcess, Subprocess, load_implementation
+from conformance.transport import (
+    MAX_LINE_BYTES,
+    Implementation,
+    InProcess,
+    Subprocess,
+    TransportFailure,
+    load_implementation,
+)
 from reference.harness import Driver
 
 BROKEN = str(Path(__file__).with_name("broken_harness.py"))
@@ -32,8 +42,8 @@ CASE = Case(
 )
 
 
-def broken(mode: str, every: int = 1) -> Subprocess:
-    return Subprocess([sys.executable, BROKEN, mode, str(every)], label=mode, timeout=TIMEOUT)
+def broken(mode: str, every: int = 1, timeout: float = TIMEOUT) -> Subprocess:
+    return Subprocess([sys.executable, BROKEN, mode, str(every)], label=mode, timeout=timeout)
 
 
 def run(impl: Implementation) -> Outcome:
@@ -119,10 +129,176 @@ class TestSubprocessTransport:
         with pytest.raises(ProtocolError, match="no answer to 'start'"):
             impl.handshake()
 
+    def test_a_harness_that_dies_at_start_says_why_through_its_stderr(
+        self, closing: Closing
+    ) -> None:
+        impl = broken("crash-at-start")
+        closing(impl)
+        with pytest.raises(TransportFailure, match=r"closed its output \(exit status 1\)") as info:
+            impl.handshake()
+        assert "Cannot find module '/srv/missing.js'" in info.value.context["stderr"]
+        with pytest.raises(
+            ImplementationErrored, match=r"(?s)handshake failed.*Cannot find module"
+        ):
+            check(impl, CASE)
+
+    def test_a_log_line_before_started_is_shown_as_the_offending_line(
+        self, closing: Closing
+    ) -> None:
+        impl = broken("log-before-started")
+        closing(impl)
+        with pytest.raises(ImplementationErrored, match="not a protocol message") as info:
+            check(impl, CASE)
+        assert "harness listening, loading 3 plugins" in str(info.value)
+
     def test_a_program_that_cannot_start_is_named(self) -> None:
         impl = Subprocess(["/nonexistent/harness"], label="missing", timeout=TIMEOUT)
         with pytest.raises(ProtocolError, match="cannot start /nonexistent/harness"):
             impl.handshake()
+
+
+class TestBoundedOutput:
+    """Nothing an implementation prints can grow the suite's memory or its report without bound."""
+
+    def test_an_endless_line_is_a_protocol_error_of_that_case(self, closing: Closing) -> None:
+        impl = broken("endless-line", every=2, timeout=30)
+        closing(impl)
+        assert run(impl).kind == "observed"
+        started = time.monotonic()
+        outcome = run(impl)
+        assert outcome.kind == "errored"
+        assert f"longer than {MAX_LINE_BYTES} bytes" in outcome.reason
+        assert len(outcome.context["stdout"]) < 3000
+        assert "cut" in outcome.context["stdout"]
+        assert time.monotonic() - started < 30  # not the timeout: the limit ended it
+        assert run(impl).kind == "observed"
+
+    def test_a_huge_garbage_line_is_shown_cut(self, closing: Closing) -> None:
+        impl = broken("huge-garbage")
+        closing(impl)
+        outcome = run(impl)
+        assert outcome.kind == "errored"
+        assert "not a protocol message" in outcome.reason
+        assert outcome.context["stdout"].startswith("yyyy")
+        assert len(outcome.context["stdout"]) < 3000
+        assert "more characters cut" in outcome.context["stdout"]
+
+    def test_a_huge_stderr_line_is_kept_cut(self, closing: Closing) -> None:
+        impl = broken("huge-stderr")
+        closing(impl)
+        outcome = run(impl)
+        assert outcome.kind == "errored"
+        assert len(outcome.context["stderr"]) < 3000
+        assert "more bytes of this line cut" in outcome.context["stderr"]
+
+
+class TestProtocolChecks:
+    @pytest.mark.parametrize(
+        ("mode", "pointer"),
+        [
+            ("extra-field", "the top level: Additional properties are not allowed ('extra'"),
+            ("errored-without-case", "the top level: 'case' is a required property"),
+            ("bad-observation", "/observations/0/assembly/sections"),
+        ],
+    )
+    def test_an_answer_that_breaks_the_schema_is_errored_with_its_pointer(
+        self, closing: Closing, mode: str, pointer: str
+    ) -> None:
+        impl = broken(mode)
+        closing(impl)
+        outcome = run(impl)
+        assert outcome.kind == "errored"
+        assert "does not fit protocol.schema.json at " + pointer in outcome.reason
+
+    def test_a_second_answer_in_the_same_write_errors_that_case(self, closing: Closing) -> None:
+        impl = broken("double")
+        closing(impl)
+        outcome = impl.run("first", CASE.scenario())
+        assert outcome.kind == "errored"
+        assert "answered 'run' of 'first' with more than one line" in outcome.reason
+        assert run(impl).kind == "errored"  # its next answer is doubled again, and said so
+        assert impl.late_errors == []
+
+    def test_a_late_second_answer_is_blamed_on_its_own_case(self, closing: Closing) -> None:
+        impl = broken("late-double")
+        closing(impl)
+        impl.owner = "first test"
+        assert impl.run("first", CASE.scenario()).kind == "observed"
+        time.sleep(1)
+        impl.owner = "second test"
+        assert impl.run("second", CASE.scenario()).kind == "observed"
+        (late,) = impl.late_errors
+        assert (late.owner, late.case) == ("first test", "first")
+        assert "more than one line" in late.message
+
+
+class TestProcessGroups:
+    """Killing a harness kills what it started: wrappers such as ``sh -c``, ``npm``, ``npx``."""
+
+    def wrapped(self, tmp_path: Path, mode: str) -> tuple[Subprocess, Path]:
+        pids = tmp_path / "pids"
+        command = f"BROKEN_HARNESS_PIDS={pids} exec {sys.executable} {BROKEN} {mode}"
+        return Subprocess(["sh", "-c", f"sh -c '{command}'"], label=mode, timeout=1), pids
+
+    def test_a_timeout_kills_the_whole_tree_without_waiting(self, tmp_path: Path) -> None:
+        impl, pids = self.wrapped(tmp_path, "hang")
+        started = time.monotonic()
+        try:
+            assert run(impl).kind == "errored"
+            assert_all_gone(pids)
+            assert run(impl).kind == "errored"  # a restart, and its tree killed too
+            assert_all_gone(pids, count=4)
+        finally:
+            impl.close()
+        assert time.monotonic() - started < 10
+
+    def test_the_end_of_the_run_kills_the_whole_tree(self, tmp_path: Path) -> None:
+        impl, pids = self.wrapped(tmp_path, "garbage")
+        impl.handshake()
+        impl.close()
+        assert_all_gone(pids)
+
+    def test_terminating_the_suite_kills_the_harness_tree(self, tmp_path: Path) -> None:
+        pids = tmp_path / "pids"
+        command = f"{sys.executable} {BROKEN} hang"
+        suite = subprocess.Popen(
+            [sys.executable, "-m", "conformance.runner", "--impl", command],
+            env={**os.environ, "BROKEN_HARNESS_PIDS": str(pids)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not (pids.exists() and len(pids.read_text().split()) == 2):
+                assert time.monotonic() < deadline, "the harness never started"
+                time.sleep(0.1)
+            suite.send_signal(signal.SIGTERM)
+            assert suite.wait(timeout=30) == -signal.SIGTERM
+        finally:
+            suite.kill()
+        assert_all_gone(pids)
+
+
+def assert_all_gone(pids: Path, count: int = 2) -> None:
+    """Every process listed in ``pids`` has exited (allowing a moment for the kernel)."""
+    listed = [int(pid) for pid in pids.read_text().split()]
+    assert len(listed) == count, listed
+    deadline = time.monotonic() + 5
+    alive = listed
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in listed if _alive(pid)]
+        time.sleep(0.05)
+    assert not alive, f"processes left running: {alive}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A killed child that nobody reaped yet is a zombie: gone for every purpose here.
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+        return stat.read().split(") ", 1)[1][0] != "Z"
 
 
 class _RaisingDriver(Driver):

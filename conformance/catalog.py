@@ -1,0 +1,149 @@
+"""The suite as data: the listing of ``dsh-conformance --list`` and the files of ``export-cases``.
+
+An example case is data already (`conformance.case.Case`): exported as JSON, with the exact ``run``
+message to send and the expected observation of each op, a project in another language runs the
+cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
+property tests generate their cases with Hypothesis while they run: they stay Python-only, and
+the listing says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import re
+from pathlib import Path
+from typing import Any, Final
+
+import conformance
+
+from .case import CONTRACT_IDS, Case, expected_observation
+from .cases import all_cases
+from .protocol import PROTOCOL_VERSION, run_message
+
+Json = Any
+
+#: How an exported expectation is compared (the rules of `conformance.case.compare`).
+COMPARISON: Final = (
+    "Each op's observation is compared with its 'expected' entry; null means the op's "
+    "observation is not checked. An expectation is partial: only the keys it names are "
+    "compared, by JSON equality, except that under 'error' only 'kind' (and 'where', when "
+    "given) are compared, under 'evaluations' only the listed counters, and 'tools' must also "
+    "keep the key order of each 'parameters' object. An observed {'error': …} where no error "
+    "is expected fails."
+)
+PROPERTIES_NOTE: Final = (
+    "Property tests (Hypothesis) generate their cases while they run: they are run by "
+    "dsh-conformance only, not exported."
+)
+
+
+def cases(contracts: frozenset[str] = frozenset()) -> list[Case]:
+    """The example cases, restricted to ``contracts`` when given."""
+    return [c for c in all_cases() if not contracts or contracts & set(c.contracts)]
+
+
+def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
+    """The property tests: name, contract IDs and the first line of their docstring."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(conformance.__path__), key=lambda i: i.name):
+        if not info.name.startswith("test_property_"):
+            continue
+        module = importlib.import_module(f"conformance.{info.name}")
+        for name, test in vars(module).items():
+            marks = getattr(test, "pytestmark", [])
+            tagged = tuple(c for mark in marks if mark.name == "contract" for c in mark.args)
+            if not name.startswith("test_") or not tagged:
+                continue
+            if contracts and not contracts & set(tagged):
+                continue
+            doc = (test.__doc__ or "").strip().splitlines()
+            found.append(
+                {
+                    "test": name,
+                    "module": info.name,
+                    "contracts": list(tagged),
+                    "why": doc[0] if doc else "",
+                }
+            )
+    return found
+
+
+def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
+    """``--list --json``: every case and property test, and the count per contract ID."""
+    chosen = cases(contracts)
+    props = properties(contracts)
+    counts = {
+        contract: {
+            "cases": sum(contract in c.contracts for c in chosen),
+            "properties": sum(contract in p["contracts"] for p in props),
+        }
+        for contract in CONTRACT_IDS
+        if not contracts or contract in contracts
+    }
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "contracts": counts,
+        "cases": [_summary(case) for case in chosen],
+        "properties": props,
+        "note": PROPERTIES_NOTE,
+    }
+
+
+def render_listing(data: dict[str, Json]) -> str:
+    """``--list``: the listing as text, one case per line, then the count per contract ID."""
+    lines = []
+    for case in data["cases"]:
+        requires = f" (needs {', '.join(case['requires'])})" if case["requires"] else ""
+        lines.append(f"{case['id']}  [{', '.join(case['contracts'])}]{requires}")
+        lines.append(f"    why: {case['why']}")
+    for prop in data["properties"]:
+        lines.append(f"{prop['module']}::{prop['test']}  [{', '.join(prop['contracts'])}]")
+        lines.append(f"    property: {prop['why']}")
+    width = max(len(contract) for contract in data["contracts"])
+    lines.append("")
+    lines.append(f"{'contract ID':<{width}}  cases  properties")
+    for contract, count in data["contracts"].items():
+        lines.append(f"{contract:<{width}}  {count['cases']:>5}  {count['properties']:>10}")
+    lines.append(data["note"])
+    return "\n".join(lines)
+
+
+def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
+    """Write every example case as ``DIR/<id>.json`` and an ``index.json``; how many."""
+    chosen = cases(contracts)
+    directory.mkdir(parents=True, exist_ok=True)
+    index = []
+    for case in chosen:
+        name = re.sub(r"[^\w.-]+", "__", case.id) + ".json"
+        document = {
+            **_summary(case),
+            "run": run_message(case.id, case.scenario()),
+            "expected": [expected_observation(op) for op in case.ops],
+        }
+        _write(directory / name, document)
+        index.append({"id": case.id, "file": name, "contracts": list(case.contracts)})
+    _write(
+        directory / "index.json",
+        {
+            "protocol": PROTOCOL_VERSION,
+            "comparison": COMPARISON,
+            "note": PROPERTIES_NOTE,
+            "cases": index,
+        },
+    )
+    return len(chosen)
+
+
+def _summary(case: Case) -> dict[str, Json]:
+    return {
+        "id": case.id,
+        "contracts": list(case.contracts),
+        "requires": list(case.requires),
+        "why": case.why,
+    }
+
+
+def _write(path: Path, document: Json) -> None:
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

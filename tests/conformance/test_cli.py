@@ -1,0 +1,73 @@
+"""``dsh-conformance``'s own commands: help, version, listing, export, smoke, baselines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.case import CONTRACT_IDS, compare
+from conformance.cases import all_cases
+from conformance.protocol import PROTOCOL_VERSION
+from conformance.runner import SUBCOMMANDS, main
+from reference.harness import Driver
+
+BROKEN = Path(__file__).with_name("broken_harness.py")
+
+
+def test_help_lists_the_suites_options_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: dsh-conformance")
+    for option in ("--impl", "--contract", "--max-errors", "--fail-on-skip", "smoke"):
+        assert option in text
+    assert len(text.splitlines()) < 60
+
+
+def test_version_names_the_suite_and_the_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip().endswith(f"(protocol {PROTOCOL_VERSION})")
+
+
+def test_list_as_json_names_every_case_with_its_contracts_and_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [case["id"] for case in data["cases"]] == [case.id for case in all_cases()]
+    assert all(case["why"] and case["contracts"] for case in data["cases"])
+    assert set(data["contracts"]) == set(CONTRACT_IDS)
+    assert data["properties"] and "not exported" in data["note"]
+
+
+def test_list_as_text_can_be_restricted_to_a_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list", "--contract", "PROMPT-TOOL-ORDER"]) == 0
+    text = capsys.readouterr().out
+    assert "registry/config-tool-order-duplicate-name  [PROMPT-TOOL-ORDER]" in text
+    assert "render/all-empty-renders-empty-string" not in text
+
+
+def test_exported_cases_are_the_run_message_and_the_expectations(tmp_path: Path) -> None:
+    assert main(["export-cases", str(tmp_path)]) == 0
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert len(index["cases"]) == len(all_cases())
+    driver = Driver()
+    for entry in index["cases"]:
+        case = json.loads((tmp_path / entry["file"]).read_text())
+        answer = driver.handle(case["run"])  # exactly the message to send
+        assert answer["type"] == "observed", entry
+        for expected, observed in zip(case["expected"], answer["observations"], strict=True):
+            assert expected is None or compare(expected, observed) is None, entry
+
+
+def test_smoke_passes_the_reference_and_shows_why_a_harness_cannot_start(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert SUBCOMMANDS["smoke"](["--impl", "reference"]) == 0
+    assert "ok: the implementation speaks the protocol" in capsys.readouterr().out
+    command = f"{sys.executable} {BROKEN} crash-at-start"
+    assert SUBCOMMANDS["smoke"](["--impl", command]) == 1
+    text = capsys.readouterr().out
+    assert "FAILED: handshake" in text and "Cannot find module '/srv/missing.js'" in text
