@@ -26,6 +26,11 @@ UNLISTED_TOOLS: Final = "<unlisted-tools>"
 RUNTIME_CONTEXT_PREAMBLE: Final = (
     "Current runtime context. This snapshot supersedes earlier runtime-context snapshots."
 )
+RUNTIME_CONTEXT_CLEARED: Final = (
+    "Current runtime context: none. Earlier runtime-context snapshots no longer apply."
+)
+#: The source of runtime-context messages (a snapshot adds `form` and `sections`).
+RUNTIME_CONTEXT_OWNER: Final = {"kind": "plugin", "plugin": "@deepseek-ai/dsh-system-prompt"}
 
 
 def _op(op_name: str, expect: Json, /, **fields: Json) -> Json:
