@@ -28,11 +28,12 @@ from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
+from .harness_session import SESSION_OPS, SessionOps
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry",)
+CAPABILITIES: Final = ("registry", "session")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -124,6 +125,7 @@ class _Scenario:
         self.parked: list[asyncio.Future[None]] = []
         self.evaluations: dict[str, int] = {}
         self.changes = 0
+        self.session = SessionOps(ScenarioError)
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
         registry = self.driver.make_registry(config)
@@ -178,6 +180,8 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
+        if name in SESSION_OPS:
+            return self.session.apply(op)
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:
