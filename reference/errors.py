@@ -22,6 +22,19 @@ ERROR_KINDS: Final[dict[str, str]] = {
     "tool-order-invalid": "PROMPT-TOOL-ORDER",
     "tool-order-unknown-name": "PROMPT-TOOL-ORDER",
     "reserved-tool-name": "PROMPT-TOOL-ORDER",
+    # The session log (CONTRACTS.md, "The session log (what ROOT-MODEL anchors to)").
+    "session-non-json": "ROOT-MODEL",
+    "session-legacy-header": "ROOT-MODEL",
+    "surface-op-required": "ROOT-MODEL",
+    "surface-op-forbidden": "ROOT-MODEL",
+    "surface-replace-invalid": "ROOT-MODEL",
+    "source-seqs-invalid": "ROOT-MODEL",
+    "tool-result-replace-invalid": "ROOT-MODEL",
+    "seq-not-contiguous": "ROOT-MODEL",
+    # Not named by CONTRACTS.md: an event whose shape the folds cannot read (a seeded envelope
+    # with unknown keys, a message without id or content, a malformed header snapshot). The
+    # upstream checks these when loading a seed; the suite does not compare this kind.
+    "session-event-invalid": "ROOT-MODEL",
     # Not named by CONTRACTS.md: a configuration that is not a configuration at all
     # (unknown key, wrong type). Kept apart so it never masks `tool-order-invalid`.
     "config-invalid": "PROMPT-REGISTRY-CONTRACT",

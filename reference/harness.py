@@ -28,13 +28,15 @@ from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
+from .harness_session import SESSION_OPS, SessionOps
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
 #: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
-#: provider may block (``waitFor``), which the reference allows (providers may be awaitables).
-CAPABILITIES: Final = ("registry", "registry-1.1", "async-providers")
+#: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
+#: ``session``: the session log, the request header and the runtime-context projection.
+CAPABILITIES: Final = ("registry", "registry-1.1", "async-providers", "session")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -127,6 +129,7 @@ class _Scenario:
         self.evaluations: dict[str, int] = {}
         self.received: dict[str, list[Json]] = {}
         self.changes = 0
+        self.session = SessionOps(ScenarioError)
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
         registry = self.driver.make_registry(config)
@@ -194,6 +197,8 @@ class _Scenario:
             if op["id"] not in self.received:
                 raise ScenarioError(f"no provider or listener has id {op['id']!r}")
             return {"calls": list(self.received[op["id"]])}
+        if name in SESSION_OPS:
+            return self.session.apply(op)
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:

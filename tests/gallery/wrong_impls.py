@@ -12,11 +12,13 @@ import copy
 import math
 from typing import Final
 
-from reference import registry, render, tool_order
+from reference import header, registry, render, runtime_context, tool_order
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
+from reference.runtime_context import Retained, RuntimeContextProjection
+from reference.session import SessionLog
 
 
 class DuplicateNamesReplace(Driver):
@@ -315,6 +317,83 @@ class CodePointToolOrder(Driver):
         tool_order.code_unit_key = lambda name: name  # type: ignore[assignment,return-value]
 
 
+class ReplacementGoesToTheEnd(Driver):
+    """A surface replace removes its range but appends the new node at the end of the surface."""
+
+    def __init__(self) -> None:
+        in_place = SessionLog._next_surface
+
+        def at_the_end(self, type, data, op, seqs, seq, where):  # type: ignore[no-untyped-def]
+            surface, replacement = in_place(self, type, data, op, seqs, seq, where)
+            if replacement is not None:
+                surface = [node for node in surface if node != seq] + [seq]
+            return surface, replacement
+
+        SessionLog._next_surface = at_the_end  # type: ignore[method-assign]
+
+
+class RejectedAppendKeepsItsSeq(Driver):
+    """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit
+
+        def leaky(self, type, data, *args, **kwargs):  # type: ignore[no-untyped-def]
+            try:
+                return admit(self, type, data, *args, **kwargs)
+            except Exception:
+                admit(self, "x-rejected/placeholder", {}, None, None, 0, ignorable=False)
+                raise
+
+        SessionLog._admit = leaky  # type: ignore[method-assign]
+
+
+class EmptyStopEqualsAbsent(Driver):
+    """Header equality treats ``stop: []`` like an absent ``stop`` (`?? []` on both sides)."""
+
+    def __init__(self) -> None:
+        differences = header.header_differences
+
+        def lenient(a, b):  # type: ignore[no-untyped-def]
+            found = differences(a, b)
+            if a["config"].get("stop", []) == [] and b["config"].get("stop", []) == []:
+                found = [field for field in found if field != "config.stop"]
+            return found
+
+        header.header_differences = lenient  # type: ignore[assignment]
+
+
+class ReproposesUnchangedSnapshot(Driver):
+    """The projection never compares with the retained text: every step proposes a snapshot."""
+
+    def __init__(self) -> None:
+        project = RuntimeContextProjection.project
+
+        def always(self, sections):  # type: ignore[no-untyped-def]
+            retained = self._retained
+            if isinstance(retained, Retained):
+                self._retained = Retained(retained.seq, None)
+            try:
+                return project(self, sections)
+            finally:
+                self._retained = retained
+
+        RuntimeContextProjection.project = always  # type: ignore[method-assign]
+
+
+class ReplaceKeepsRetainedSnapshot(Driver):
+    """A surface replacement citing the retained snapshot does not make it none-retained."""
+
+    def __init__(self) -> None:
+        observe = RuntimeContextProjection.observe
+
+        def remembering(self, event):  # type: ignore[no-untyped-def]
+            if event.type == "user/message" and runtime_context.is_owned(event.data):
+                observe(self, event)
+
+        RuntimeContextProjection.observe = remembering  # type: ignore[method-assign]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -336,4 +415,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RescanningRenderer": "PROMPT-STRICT-RENDER",
     "QuadraticRenderer": "PROMPT-STRICT-RENDER",
     "CodePointToolOrder": "PROMPT-TOOL-ORDER",
+    "ReplacementGoesToTheEnd": "ROOT-MODEL",
+    "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
+    "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",
+    "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
+    "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
 }

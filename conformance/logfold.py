@@ -1,0 +1,575 @@
+"""The suite's own fold of a session log: derived messages, the header in force, and violations.
+
+Independent of `reference/` on purpose: the suite must judge any implementation's log — and the
+reference's — from CONTRACTS.md alone. `LogFold` reads events one at a time (``add``), so a caller
+can look at the surface, the derived messages and the header at any point (LOGGEDLOOP-REQUEST-
+INVARIANT compares each request with the log as it was at dispatch); `fold_log` folds a whole log.
+
+A violating event stays in the log (its seq is taken) but, as a rejected append would, changes
+nothing: a surface rule it breaks keeps it off the surface, and a malformed header is not folded.
+
+The rules, each reported with the event's seq, a rule name and its contract ID (`RULES`):
+
+- the envelope and seqs (ROOT-MODEL, "The session log"): `{type, seq, time, data, surfaceOp?,
+  sourceEventSeqs?}` and the reserved `ignorable`, nothing else; an absent field omitted, never
+  null; `seq` equal to the index; lossless JSON; no legacy header format;
+- the surface: eligibility, `surfaceOp`, `sourceEventSeqs`, the replaced range, the citations of a
+  replace, the tool-result replacement restriction — one rule name per error kind of CONTRACTS.md;
+- the payloads the folds read (`payload-shape`); event types outside the core vocabulary pass;
+- header snapshots (PROMPT-HEADER-CANONICAL) and when they are written (LOOP-REQUEST-BUILD,
+  PROMPT-HEADER-CHANGE-TEST): a loop instance's first header is `initial` if the log had none,
+  else `resume`; later ones are `change` and differ from the folded header; a `request/context`
+  equal to the last one is not written;
+- model output (`assistant/chunk`, `assistant/message`) "proves a request was sent", so it needs a
+  `request/header` of its loop instance before it (ROOT-MODEL) and an open step (LOGGEDLOOP-
+  REQUEST-INVARIANT: "its `step/start` is logged and its `step/end` is not");
+- runtime-context messages (LOOP-RUNTIME-CONTEXT): an owned message is a snapshot
+  (`form: "snapshot"`, its sections, the preamble and their texts) or the cleared marker, and an
+  appended one is never what the projection would not propose (its retained text again, or the
+  cleared marker when no snapshot was ever seen).
+
+Loop instances start at the beginning of the log and right after each `session/end-seed`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from . import headers
+from .jsonvalues import lossless_problem, strict_equal
+from .scenario import (
+    RUNTIME_CONTEXT_CLEARED,
+    RUNTIME_CONTEXT_OWNER,
+    RUNTIME_CONTEXT_PREAMBLE,
+)
+
+Json = Any
+
+#: Every rule the fold checks, and the contract it belongs to.
+RULES: Final = {
+    "envelope": "ROOT-MODEL",
+    "seq-not-contiguous": "ROOT-MODEL",
+    "session-non-json": "ROOT-MODEL",
+    "session-legacy-header": "ROOT-MODEL",
+    "surface-op-required": "ROOT-MODEL",
+    "surface-op-forbidden": "ROOT-MODEL",
+    "surface-replace-invalid": "ROOT-MODEL",
+    "source-seqs-invalid": "ROOT-MODEL",
+    "tool-result-replace-invalid": "ROOT-MODEL",
+    "payload-shape": "ROOT-MODEL",
+    "request-header-missing": "ROOT-MODEL",
+    "step-not-open": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "header-snapshot": "PROMPT-HEADER-CANONICAL",
+    "header-reason": "LOOP-REQUEST-BUILD",
+    "header-unchanged": "PROMPT-HEADER-CHANGE-TEST",
+    "context-unchanged": "LOOP-REQUEST-BUILD",
+    "runtime-context-message": "LOOP-RUNTIME-CONTEXT",
+    "runtime-context-unchanged": "LOOP-RUNTIME-CONTEXT",
+}
+
+SURFACE_ELIGIBLE: Final = ("user/message", "assistant/message", "tool/result")
+ENVELOPE_REQUIRED: Final = ("type", "seq", "time", "data")
+ENVELOPE_OPTIONAL: Final = ("surfaceOp", "sourceEventSeqs", "ignorable")
+END_SEED: Final = "session/end-seed"
+MODEL_OUTPUT: Final = ("assistant/chunk", "assistant/message")
+NEVER_SEEN: Final = "never-seen"
+NONE_RETAINED: Final = "none-retained"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: the event's ``seq`` (its index in the log), the rule, and what is wrong."""
+
+    seq: int
+    rule: str
+    message: str
+
+    @property
+    def contract(self) -> str:
+        return RULES[self.rule]
+
+    def __str__(self) -> str:
+        return f"seq {self.seq}: {self.rule} ({self.contract}): {self.message}"
+
+
+class _Broken(Exception):
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+@dataclass(frozen=True)
+class Retained:
+    """The runtime-context projection's baseline: an owned message's seq and its text."""
+
+    seq: int
+    text: str | None
+
+
+@dataclass
+class LogFold:
+    """A session log folded event by event."""
+
+    events: list[Json] = field(default_factory=list)
+    #: The visible seqs, in order.
+    surface: list[int] = field(default_factory=list)
+    #: The header in force (canonical), or ``None`` before the first `request/header`.
+    header: Json | None = None
+    #: The data of the last `request/context`.
+    context: Json | None = None
+    violations: list[Violation] = field(default_factory=list)
+    #: Where each loop instance starts: 0, and the seq after each `session/end-seed`.
+    instance_starts: list[int] = field(default_factory=lambda: [0])
+    _admitted: list[bool] = field(default_factory=list)
+    _instance_has_header: bool = False
+    _open_steps: set[tuple[Json, Json]] = field(default_factory=set)
+    _retained: Retained | str = NEVER_SEEN
+
+    def add(self, event: Json) -> list[Violation]:
+        """Fold one more event; return (and keep) the violations it brings."""
+        seq = len(self.events)
+        if self.instance_starts[-1] == seq:
+            self._start_instance()
+        found: list[Violation] = []
+
+        def check(rules: Callable[..., None], *args: Json) -> bool:
+            try:
+                rules(*args)
+            except _Broken as broken:
+                found.append(Violation(seq, broken.rule, str(broken)))
+                return False
+            return True
+
+        # An event breaking these rules is one a conforming session would have refused to
+        # append: it is kept (its seq is taken) but changes nothing.
+        admitted = check(self._envelope, event, seq) and check(self._content, event)
+        self.events.append(event)
+        if admitted and event["type"] in SURFACE_ELIGIBLE:
+            admitted = check(self._surface_op, event, seq)
+        self._admitted.append(admitted)
+        if admitted:
+            check(self._requests, event)
+            check(self._steps, event)
+            check(self._runtime_context, event)
+            self._follow_projection(event, seq)
+            if event["type"] == END_SEED:
+                self.instance_starts.append(seq + 1)
+        self.violations += found
+        return found
+
+    def messages(self) -> list[Json]:
+        """The derived model messages of the surface as it is now (copies, key order kept)."""
+        derived = (_derived_message(self.events[seq]) for seq in self.surface)
+        return [copy.deepcopy(message) for message in derived if message is not None]
+
+    # -- envelope, JSON, shapes ---------------------------------------------------------------
+
+    @staticmethod
+    def _envelope(event: Json, seq: int) -> None:
+        if not isinstance(event, dict):
+            raise _Broken("envelope", f"an event is a JSON object, got {_show(event)}")
+        unknown = sorted(set(event) - {*ENVELOPE_REQUIRED, *ENVELOPE_OPTIONAL})
+        missing = [key for key in ENVELOPE_REQUIRED if key not in event]
+        nulls = [key for key in ENVELOPE_OPTIONAL if key in event and event[key] is None]
+        if unknown or missing or nulls:
+            raise _Broken(
+                "envelope",
+                "; ".join(
+                    part
+                    for part in (
+                        unknown and f"unknown key(s) {unknown}",
+                        missing and f"missing key(s) {missing}",
+                        nulls and f"{nulls} written as null (an absent field is omitted)",
+                    )
+                    if part
+                ),
+            )
+        if _as_seq(event["seq"]) != seq:
+            raise _Broken("seq-not-contiguous", f"seq is {_show(event['seq'])}, expected {seq}")
+        if not isinstance(event["type"], str) or not event["type"]:
+            raise _Broken("envelope", "type must be a non-empty string")
+        time = event["time"]
+        if isinstance(time, bool) or not isinstance(time, (int, float)):
+            raise _Broken("envelope", f"time must be a number, got {_show(time)}")
+        if event.get("ignorable", True) is not True:
+            raise _Broken("envelope", "ignorable, when present, is true")
+
+    @staticmethod
+    def _content(event: Json) -> None:
+        for key in ("time", "data", "surfaceOp", "sourceEventSeqs"):
+            problem = lossless_problem(event.get(key), key)
+            if problem is not None:
+                raise _Broken("session-non-json", f"not lossless JSON: {problem}")
+        type_, data = event["type"], event["data"]
+        if type_ == "request/header-delta" or (
+            type_ == "request/header"
+            and isinstance(data, dict)
+            and data.get("reason") == "fallback"
+        ):
+            raise _Broken("session-legacy-header", f"{type_} in the legacy header format")
+        problem = _payload_problem(type_, data)
+        if problem is not None:
+            raise _Broken("payload-shape", f"{type_}: {problem}")
+        if type_ == "request/header":
+            if data["reason"] not in headers.REASONS:
+                raise _Broken("header-snapshot", f"unknown reason {_show(data['reason'])}")
+            problem = headers.snapshot_problem(data["header"])
+            if problem is not None:
+                raise _Broken("header-snapshot", problem)
+        if type_ not in SURFACE_ELIGIBLE:
+            present = [key for key in ("surfaceOp", "sourceEventSeqs") if key in event]
+            if present:
+                raise _Broken(
+                    "surface-op-forbidden", f"{type_} is not surface-eligible but carries {present}"
+                )
+        elif "surfaceOp" not in event:
+            raise _Broken("surface-op-required", f"{type_} is surface-eligible: surfaceOp needed")
+
+    # -- the surface --------------------------------------------------------------------------
+
+    def _surface_op(self, event: Json, seq: int) -> None:
+        op, type_ = event["surfaceOp"], event["type"]
+        is_replace = (
+            isinstance(op, dict)
+            and set(op) == {"op", "start", "end"}
+            and op["op"] == "replace"
+            and _as_seq(op["start"]) is not None
+            and _as_seq(op["end"]) is not None
+        )
+        if op != "append" and not is_replace:
+            raise _Broken(
+                "surface-replace-invalid",
+                f"surfaceOp {_show(op)} is neither 'append' nor {{op: 'replace', start, end}}",
+            )
+        cited = self._citations(event, seq)
+        if op == "append":
+            self.surface.append(seq)
+            return
+        start, end = _as_seq(op["start"]), _as_seq(op["end"])
+        if start not in self.surface or end not in self.surface:
+            raise _Broken(
+                "surface-replace-invalid",
+                f"replace {start}..{end}: both must be on the surface {self.surface}",
+            )
+        first, last = self.surface.index(start), self.surface.index(end)
+        if first > last:
+            raise _Broken("surface-replace-invalid", f"replace {start}..{end}: start after end")
+        shadowed = self.surface[first : last + 1]
+        missing = [node for node in shadowed if node not in cited]
+        if missing:
+            raise _Broken(
+                "source-seqs-invalid", f"a replace must cite every shadowed node; missing {missing}"
+            )
+        if type_ == "tool/result":
+            self._tool_result_replacement(event, shadowed)
+        self.surface[first : last + 1] = [seq]
+
+    @staticmethod
+    def _citations(event: Json, seq: int) -> list[int]:
+        if "sourceEventSeqs" not in event:
+            return []
+        cited = event["sourceEventSeqs"]
+        if not isinstance(cited, list):
+            raise _Broken("source-seqs-invalid", f"sourceEventSeqs {_show(cited)} is not a list")
+        if not cited and event["type"] != "assistant/message":
+            raise _Broken("source-seqs-invalid", "empty sourceEventSeqs (assistant/message only)")
+        seqs = [_as_seq(value) for value in cited]
+        if any(value is None or value >= seq for value in seqs):
+            raise _Broken(
+                "source-seqs-invalid",
+                f"sourceEventSeqs {_show(cited)} must be non-negative integers below {seq}",
+            )
+        if len(set(seqs)) != len(seqs):
+            raise _Broken("source-seqs-invalid", f"sourceEventSeqs {_show(cited)} repeats a seq")
+        return [value for value in seqs if value is not None]
+
+    def _tool_result_replacement(self, event: Json, shadowed: list[int]) -> None:
+        if len(shadowed) != 1 or self.events[shadowed[0]]["type"] != "tool/result":
+            raise _Broken(
+                "tool-result-replace-invalid",
+                f"a tool/result replacement must shadow exactly one tool/result, not {shadowed}",
+            )
+        before = _without_block_content(self.events[shadowed[0]]["data"])
+        if not strict_equal(before, _without_block_content(event["data"])):
+            raise _Broken(
+                "tool-result-replace-invalid",
+                f"only the tool-result block's content may change; the rest must equal seq "
+                f"{shadowed[0]}'s",
+            )
+
+    # -- requests, steps ----------------------------------------------------------------------
+
+    def _requests(self, event: Json) -> None:
+        type_, data = event["type"], event["data"]
+        if type_ == "request/header":
+            self._header_written(data)
+        elif type_ == "request/context":
+            last, self.context = self.context, copy.deepcopy(data)
+            if last is not None and all(
+                strict_equal(last.get(key), data.get(key))
+                for key in ("provider", "model", "contextWindow")
+            ):
+                raise _Broken("context-unchanged", "equal to the last request/context")
+        elif type_ in MODEL_OUTPUT and not self._instance_has_header:
+            raise _Broken(
+                "request-header-missing",
+                f"{type_} shows a request was sent, but this loop instance (from seq "
+                f"{self.instance_starts[-1]}) logged no request/header before it",
+            )
+
+    def _header_written(self, data: Json) -> None:
+        reason, folded = data["reason"], self.header
+        first_of_instance = not self._instance_has_header
+        self.header = headers.canonical(data["header"])
+        self._instance_has_header = True
+        if first_of_instance:
+            expected = "initial" if folded is None else "resume"
+            if reason != expected:
+                raise _Broken(
+                    "header-reason",
+                    f"a loop instance's first header is {expected!r} "
+                    f"({'no' if folded is None else 'a'} header before it), not {reason!r}",
+                )
+            return
+        if reason != "change":
+            raise _Broken(
+                "header-reason", f"a later header of a loop instance is 'change', not {reason!r}"
+            )
+        if folded is not None and not headers.differences(folded, data["header"]):
+            raise _Broken("header-unchanged", "a 'change' header equal to the folded header")
+
+    def _steps(self, event: Json) -> None:
+        type_, data = event["type"], event["data"]
+        if type_ == "step/start":
+            self._open_steps.add(_step_key(data))
+        elif type_ == "step/end":
+            self._open_steps.discard(_step_key(data))
+        elif type_ in MODEL_OUTPUT and _step_key(data) not in self._open_steps:
+            raise _Broken(
+                "step-not-open",
+                f"{type_} of turn {_show(data['turn'])} step {_show(data['step'])}, "
+                "which is not open",
+            )
+
+    # -- runtime context ----------------------------------------------------------------------
+
+    def _start_instance(self) -> None:
+        """A loop instance starts: no header of its own yet; the projection restores."""
+        self._instance_has_header = False
+        visible = set(self.surface)
+        self._retained = NEVER_SEEN
+        for seq in reversed(range(len(self.events))):
+            event = self.events[seq]
+            if self._admitted[seq] and _is_owned_user_message(event):
+                if seq in visible:
+                    self._retained = Retained(seq, _single_text(event["data"]))
+                    return
+                self._retained = NONE_RETAINED
+
+    def _runtime_context(self, event: Json) -> None:
+        if not _is_owned_user_message(event):
+            return
+        message = event["data"]
+        text, source = _single_text(message), message["source"]
+        if "form" not in source and "sections" not in source:
+            if text != RUNTIME_CONTEXT_CLEARED:
+                raise _Broken(
+                    "runtime-context-message",
+                    "an owned message without form is the cleared marker, as one text block",
+                )
+        else:
+            problem = _snapshot_problem(text, source)
+            if problem is not None:
+                raise _Broken("runtime-context-message", problem)
+        if event["surfaceOp"] != "append":
+            return
+        retained = self._retained
+        if retained == NEVER_SEEN and text == RUNTIME_CONTEXT_CLEARED:
+            raise _Broken(
+                "runtime-context-unchanged",
+                "the cleared marker, though no runtime-context snapshot was ever seen",
+            )
+        if isinstance(retained, Retained) and retained.text is not None and retained.text == text:
+            raise _Broken(
+                "runtime-context-unchanged",
+                f"the same text as the retained runtime-context message (seq {retained.seq})",
+            )
+
+    def _follow_projection(self, event: Json, seq: int) -> None:
+        """Live updates: an owned user/message is retained; a replace citing it forgets it."""
+        if _is_owned_user_message(event):
+            self._retained = Retained(seq, _single_text(event["data"]))
+        elif (
+            isinstance(self._retained, Retained)
+            and isinstance(event.get("surfaceOp"), dict)
+            and self._retained.seq in (event.get("sourceEventSeqs") or [])
+        ):
+            self._retained = NONE_RETAINED
+
+
+def fold_log(events: Iterable[Json]) -> LogFold:
+    """Fold a whole log."""
+    fold = LogFold()
+    for event in events:
+        fold.add(event)
+    return fold
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+#: The payload keys the folds read, by core type (a user/message is checked as a message).
+_PAYLOAD_KEYS: Final = {
+    "turn/start": ("turn",),
+    "turn/end": ("turn", "reason"),
+    "step/start": ("turn", "step"),
+    "step/end": ("turn", "step"),
+    "assistant/chunk": ("turn", "step", "chunk"),
+    "assistant/message": ("turn", "step", "message"),
+    "tool/result": ("turn", "step", "message"),
+    "request/header": ("header", "reason"),
+    "request/context": ("provider", "model"),
+}
+
+
+def _payload_problem(type_: str, data: Json) -> str | None:
+    """The payload fields the folds read, for the core types; other types pass unchecked."""
+    if type_ == "user/message":
+        return _message_problem(data, "user")
+    keys = _PAYLOAD_KEYS.get(type_)
+    if keys is None:
+        return None
+    if not isinstance(data, dict) or any(key not in data for key in keys):
+        return f"data must be an object with {', '.join(keys)}"
+    if type_ in ("assistant/message", "tool/result"):
+        role = "assistant" if type_ == "assistant/message" else "user"
+        return _message_problem(data["message"], role, type_)
+    return None
+
+
+def _message_problem(message: Json, role: str, type_: str = "user/message") -> str | None:
+    """The upstream's message checks (`upstream/loop-and-session.md` §1.6)."""
+    if not isinstance(message, dict):
+        return "the message must be an object"
+    source = message.get("source")
+    if not (isinstance(message.get("id"), str) and message["id"]):
+        return "the message needs a non-empty string id"
+    if message.get("role") != role:
+        return f"the message role must be {role!r}"
+    if not isinstance(source, dict) or not (isinstance(source.get("kind"), str) and source["kind"]):
+        return "the message source needs a non-empty string kind"
+    content = message.get("content")
+    if not isinstance(content, list):
+        return "the message content must be a list"
+    if type_ == "assistant/message" and (
+        source["kind"] != "model"
+        or not all(
+            isinstance(source.get(key), str) and source[key] for key in ("provider", "model")
+        )
+    ):
+        return "an assistant message's source is {kind: 'model', provider, model}"
+    if type_ == "tool/result":
+        call = source.get("callId")
+        if source["kind"] != "tool" or not (isinstance(call, str) and call):
+            return "a tool result's source is {kind: 'tool', callId}"
+        block = content[0] if len(content) == 1 else None
+        if not (
+            isinstance(block, dict)
+            and block.get("type") == "tool-result"
+            and block.get("toolCallId") == call
+        ):
+            return "a tool result's content is one tool-result block for its callId"
+    return None
+
+
+def _derived_message(event: Json) -> Json | None:
+    """ "`user/message` → its data, `assistant/message` → `data.message` unless its content is
+    empty, `tool/result` → `data.message`"."""
+    type_, data = event["type"], event["data"]
+    if type_ == "user/message":
+        return data
+    if type_ == "tool/result" or (type_ == "assistant/message" and data["message"]["content"]):
+        return data["message"]
+    return None
+
+
+def _is_owned_user_message(event: Json) -> bool:
+    if not isinstance(event, dict) or event.get("type") != "user/message":
+        return False
+    source = event["data"].get("source") if isinstance(event.get("data"), dict) else None
+    return (
+        isinstance(source, dict)
+        and source.get("kind") == RUNTIME_CONTEXT_OWNER["kind"]
+        and source.get("plugin") == RUNTIME_CONTEXT_OWNER["plugin"]
+    )
+
+
+def _single_text(message: Json) -> str | None:
+    content = message.get("content")
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        block = content[0]
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            text: str = block["text"]
+            return text
+    return None
+
+
+def _snapshot_problem(text: str | None, source: Json) -> str | None:
+    """An owned snapshot: `form: "snapshot"`, `sections` = the non-empty `{name, text}` pairs,
+    and one text block: the preamble, `\\n\\n`, and the section texts joined by `\\n\\n`."""
+    sections = source.get("sections")
+    if source.get("form") != "snapshot":
+        return (
+            f"an owned message with sections has form 'snapshot', not {_show(source.get('form'))}"
+        )
+    if (
+        not isinstance(sections, list)
+        or not sections
+        or not all(
+            isinstance(entry, dict)
+            and set(entry) == {"name", "text"}
+            and isinstance(entry["name"], str)
+            and isinstance(entry["text"], str)
+            and entry["text"]
+            for entry in sections
+        )
+    ):
+        return "an owned snapshot's sections are a non-empty list of {name, text} with texts"
+    expected = RUNTIME_CONTEXT_PREAMBLE + "\n\n" + "\n\n".join(entry["text"] for entry in sections)
+    if text != expected:
+        return (
+            "an owned snapshot is one text block: the preamble, then its sections' texts "
+            f"joined by blank lines; expected {_show(expected)}, got {_show(text)}"
+        )
+    return None
+
+
+def _without_block_content(data: Json) -> Json:
+    copied = copy.deepcopy(data)
+    copied["message"]["content"][0].pop("content", None)
+    return copied
+
+
+def _step_key(data: Json) -> tuple[Json, Json]:
+    return (_as_seq(data.get("turn")), _as_seq(data.get("step")))
+
+
+def _as_seq(value: Json) -> int | None:
+    """A non-negative integer as a JSON number carries it (``2.0`` is 2), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    return int(value) if value >= 0 else None
+
+
+def _show(value: Json, limit: int = 200) -> str:
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= limit else shown[:limit] + "…"

@@ -1,0 +1,112 @@
+"""JSON values as the session log holds them: lossless, compared the way the upstream compares.
+
+The log stores plain JSON (ROOT-MODEL, "The session log"): "`data` or the surface metadata is not
+lossless JSON (an absent value written in place of an absent key, NaN, ±Infinity, -0, non-plain
+objects, cycles)" is the error `session-non-json`. In Python a JSON value is ``None``, a ``bool``,
+an ``int``, a finite ``float`` other than ``-0.0``, a ``str``, a ``list`` of JSON values or a
+``dict`` with ``str`` keys and JSON values; anything else (a tuple, a set, an object standing for
+JavaScript's ``undefined``...) is not.
+
+Two comparisons are needed, both as JavaScript sees numbers (a double: ``1`` and ``1.0`` are the
+same number, ``true`` is not ``1``):
+
+- `strict_equal`: structural deep equality, object key order ignored (``deep-equal`` in the
+  tool-result replacement rule; ``===`` on config scalars);
+- `same_json_text`: equality of ``JSON.stringify`` output, key order included (tool schemas in
+  PROMPT-HEADER-CANONICAL). JavaScript objects list integer-like keys first, ascending, whatever
+  their insertion order, so both sides are read in that order ("no check depends on the order of
+  integer-like keys", PROMPT-ASSEMBLY-PIPELINE).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Final, TypeAlias
+
+#: A JSON value. ``Any`` rather than a recursive alias: the log carries whatever callers wrote.
+Json: TypeAlias = Any
+
+#: JavaScript's array-index keys: canonical decimal integers below 2**32 - 1.
+_MAX_INDEX_KEY: Final = 2**32 - 2
+
+
+def lossless_problem(value: object) -> str | None:
+    """Why ``value`` is not lossless JSON (a path and a reason), or ``None`` when it is."""
+    return _problem(value, "$", set())
+
+
+def _problem(value: object, path: str, open_containers: set[int]) -> str | None:
+    if value is None or isinstance(value, (bool, str, int)):
+        return None
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"{path} is {value!r}, which JSON cannot carry"
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return f"{path} is -0, which JSON turns into 0"
+        return None
+    if not isinstance(value, (list, dict)) or type(value) not in (list, dict):
+        return f"{path} is a {type(value).__name__}, not a plain JSON value"
+    if id(value) in open_containers:
+        return f"{path} refers back to a container it is inside (a cycle)"
+    open_containers.add(id(value))
+    try:
+        if isinstance(value, list):
+            children = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
+        else:
+            bad_key = next((key for key in value if not isinstance(key, str)), _NO_KEY)
+            if bad_key is not _NO_KEY:
+                return f"{path} has the key {bad_key!r}; JSON object keys are strings"
+            children = [(f"{path}.{key}", item) for key, item in value.items()]
+        for child_path, item in children:
+            problem = _problem(item, child_path, open_containers)
+            if problem is not None:
+                return problem
+    finally:
+        open_containers.discard(id(value))
+    return None
+
+
+_NO_KEY: Final = object()
+
+
+def snapshot(value: Json) -> Json:
+    """A private deep copy of a lossless JSON value (the log never aliases a caller's objects)."""
+    return copy.deepcopy(value)
+
+
+def strict_equal(a: Json, b: Json) -> bool:
+    """Deep equality as JavaScript values: numbers by value, ``true`` ≠ ``1``, key order ignored."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[key], b[key]) for key in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(strict_equal, a, b))
+    return _scalar_kind(a) == _scalar_kind(b) and a == b
+
+
+def same_json_text(a: Json, b: Json) -> bool:
+    """Whether ``JSON.stringify(a) === JSON.stringify(b)``: key order counts, as JS orders keys."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys_a, keys_b = js_key_order(a), js_key_order(b)
+        return keys_a == keys_b and all(same_json_text(a[key], b[key]) for key in keys_a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(same_json_text, a, b))
+    return _scalar_kind(a) == _scalar_kind(b) and a == b
+
+
+def js_key_order(obj: dict[str, Any]) -> list[str]:
+    """The order a JavaScript object lists keys: integer-like keys ascending, then the rest."""
+    index_keys = sorted((key for key in obj if _is_index_key(key)), key=int)
+    return index_keys + [key for key in obj if not _is_index_key(key)]
+
+
+def _is_index_key(key: str) -> bool:
+    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) <= _MAX_INDEX_KEY
+
+
+def _scalar_kind(value: Json) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return type(value).__name__
