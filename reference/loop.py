@@ -1,0 +1,588 @@
+"""The logged loop: turns and steps over the session log (`upstream/loop-and-session.md` §5-§8).
+
+An `Agent` owns one loop instance over a `SessionLog`. It is the only asyncio part of the model
+(DESIGN.md: "only the loop, which drives them, is asyncio, because cancellation during a blocked
+assembly is part of the contract"); the log, the header and the runtime-context projection it
+drives are sans-IO. Cancellation is cooperative: every turn has an `AbortController`, its signal
+travels in the assembly context and to the model adapter, and the loop checks it at the points the
+upstream does (`_check`).
+
+The contracts enforced here, each quoted beside its code below:
+
+- ROOT-MODEL / LOGGEDLOOP-REQUEST-INVARIANT: a request is exactly ``{...config, messages, system?,
+  tools?, sessionId}``, its messages derived from the log, its header logged inside the open step
+  before it is dispatched (`build_request`);
+- PROMPT-STEP-BOUNDARY: `pre_step` and when `_turn` opens a step;
+- PROMPT-RETRY-BOUNDARY, LOOP-REQUEST-ERROR-TEST: `step` renders once before its retry loop;
+- LOOP-RUNTIME-CONTEXT: the snapshot proposed in `pre_step`, every append observed;
+- LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST: `log_header`, `_log_context`;
+- PROMPT-CANCEL-TEST: `cancel`, `dispose`, and the checks after a blocked assembly.
+
+"Every `turn/start` is matched by a `turn/end`, whatever fails inside": `_turn` writes `turn/end`
+in a ``finally``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+from .abort import AbortController, AbortSignal
+from .assembly import Assembly, ToolSchema
+from .blocks import FAILED_KINDS, BlockAssembler
+from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
+from .inbox import Inbox, Target
+from .jsonvalue import Json, snapshot
+from .model_adapter import ABORTED, AdapterFailure, ModelAdapter, Request, failure_json
+from .registry import AssembleContext, PromptRegistry, Scope
+from .render import render_context_sections, render_prompt
+from .runtime_context import RuntimeContextProjection
+from .session import SessionEvent, SessionLog
+
+COMPLETED: Final = {"kind": "completed"}
+BLOCKED: Final = {"kind": "blocked"}
+MAX_TOKENS: Final = {"kind": "max-tokens"}
+USER_CANCEL: Final = {"kind": "user"}
+DISPOSED: Final = {"kind": "disposed"}
+
+
+class Aborted(Exception):
+    """The turn's signal was aborted; ``reason`` is the cause (`{kind: "user"}`, ...)."""
+
+    def __init__(self, reason: Json) -> None:
+        super().__init__(f"aborted: {reason!r}")
+        self.reason = reason
+
+
+class TurnFailure(Exception):
+    """A failed request the `agent/request-error` decision did not retry."""
+
+    def __init__(self, failure: Json) -> None:
+        super().__init__(f"request failed: {failure!r}")
+        self.failure = failure
+
+
+# -- the decisions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Enter:
+    """An admitted `agent/pre-step` decision: the messages to enter (may be empty)."""
+
+    messages: list[Json]
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A rejected `agent/pre-step` decision: the turn ends `{kind: "blocked"}`."""
+
+
+PreStepDecision: TypeAlias = Enter | Reject
+
+
+@dataclass(frozen=True)
+class PreStep:
+    """What the `agent/pre-step` decision is asked about: the claimed messages (no snapshot)."""
+
+    turn: int
+    step: int
+    claimed: list[Json]
+    signal: AbortSignal
+
+
+@dataclass(frozen=True)
+class RequestError:
+    """What the `agent/request-error` decision is asked about: the failed attempt's failure."""
+
+    turn: int
+    step: int
+    provider: str
+    failure: Json
+    signal: AbortSignal
+
+
+#: Given the question and the default decision ("enter with claimed messages + snapshot if any").
+PreStepHook = Callable[[PreStep, Enter], Awaitable[PreStepDecision]]
+#: ``"retry"`` retries in the same turn and step; ``None`` (the default) ends the turn with error.
+RequestErrorHook = Callable[[RequestError], Awaitable[Literal["retry"] | None]]
+
+
+async def _default_pre_step(_question: PreStep, default: Enter) -> PreStepDecision:
+    return default
+
+
+async def _default_request_error(_question: RequestError) -> Literal["retry"] | None:
+    return None
+
+
+# -- tools --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """A tool's result: its content blocks, whether it is an error, whether it ends the turn."""
+
+    content: list[Json]
+    is_error: bool = False
+    concludes: bool = False
+
+
+ToolRunner = Callable[[ToolCall, AbortSignal], Awaitable[ToolOutcome]]
+
+
+async def _no_tools(call: ToolCall, _signal: AbortSignal) -> ToolOutcome:
+    return ToolOutcome([{"type": "text", "text": f"Error: no tool named {call.name}"}], True)
+
+
+# -- the agent ----------------------------------------------------------------------------------
+
+
+def user_message(text: str, message_id: str) -> Json:
+    """A user's message, in the upstream's key order (`createUserMessage`)."""
+    return {
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "user"},
+        "role": "user",
+        "id": message_id,
+    }
+
+
+class Agent:
+    """One loop instance over ``log``, assembling its prompt in ``scope`` of ``registry``.
+
+    ``config`` is the agent's call configuration (``provider``, ``model`` and any of
+    ``reasoningEffort``, ``temperature``, ``maxTokens``, ``stop``); the adapter fills its defaults
+    in. Create it inside a running event loop: `followup` and `steer` start a driver task.
+    """
+
+    def __init__(
+        self,
+        *,
+        registry: PromptRegistry,
+        scope: Scope,
+        log: SessionLog,
+        adapter: ModelAdapter,
+        config: CallConfig,
+        session_id: str,
+        tools: ToolRunner = _no_tools,
+        pre_step: PreStepHook = _default_pre_step,
+        request_error: RequestErrorHook = _default_request_error,
+        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        clock: Callable[[], float] = lambda: time.time() * 1000,
+    ) -> None:
+        self.registry, self.scope, self.log, self.adapter = registry, scope, log, adapter
+        self.config = snapshot(config)
+        self.session_id = session_id
+        self._tools, self._pre_step, self._request_error = tools, pre_step, request_error
+        self.new_id, self._clock = new_id, clock
+        # LOOP-RUNTIME-CONTEXT: "It is constructed at the start of each loop instance".
+        self._projection = RuntimeContextProjection.restore(log)
+        # "turns continue from the last `turn/start` in the log".
+        self._last_turn = next(
+            (e.data["turn"] for e in reversed(log.events) if e.type == "turn/start"), 0
+        )
+        # LOOP-REQUEST-BUILD: per loop instance, in memory only.
+        self._header_logged = False
+        self._inbox = Inbox()
+        self._controller = AbortController()
+        self._driver: asyncio.Task[None] | None = None
+        self.disposed = False
+
+    # -- entry points -------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """Whether a driver is running (possibly parked on a gate or the abort signal)."""
+        return self._driver is not None and not self._driver.done()
+
+    def followup(self, message: Json) -> None:
+        """Queue ``message`` for a turn of its own, and wake the driver."""
+        self._send("next-turn", message)
+
+    def steer(self, message: Json) -> None:
+        """Queue ``message`` for the next step of the running turn (or a new turn), and wake."""
+        self._send("next-step", message)
+
+    def cancel(self, cause: Json = USER_CANCEL) -> None:
+        """Drop what is queued and abort the running turn with ``cause`` (the first cause wins)."""
+        self._inbox.clear()
+        if self.busy:
+            self._controller.abort(cause)
+
+    def dispose(self) -> None:
+        """Owner disposal: cancel with `{kind: "disposed"}`; the agent takes no more messages.
+
+        The turn then ends as soon as whatever blocks it settles (PROMPT-CANCEL-TEST: "once
+        assembly settles the turn ends"); `when_idle` waits for that.
+        """
+        self.cancel(DISPOSED)
+        self.disposed = True
+
+    async def when_idle(self) -> None:
+        if self._driver is not None:
+            await asyncio.wait([self._driver])
+
+    def _send(self, target: Target, message: Json) -> None:
+        if self.disposed:
+            raise RuntimeError("the agent is disposed")
+        self._inbox.add(target, message)
+        if not self.busy:
+            self._controller = AbortController()
+            self._driver = asyncio.get_running_loop().create_task(self._drive())
+
+    async def _drive(self) -> None:
+        """Run turns while queued work remains after a turn that ended normally."""
+        try:
+            while await self._turn(self._controller.signal):
+                self._controller = AbortController()
+        except Exception:
+            pass  # the turn has logged how it ended (its turn/end); the driver stops
+
+    # -- appending ------------------------------------------------------------------------------
+
+    def append(self, type: str, data: Json, **surface: Any) -> SessionEvent:
+        """Append one event and show it to the projection ("every owned `user/message` entering
+        the log ... becomes retained")."""
+        event = self.log.append(type, data, time=self._clock(), **surface)
+        self._projection.observe(event)
+        return event
+
+    # -- turn -----------------------------------------------------------------------------------
+
+    async def _turn(self, signal: AbortSignal) -> bool:
+        _check(signal)
+        turn = self._last_turn + 1
+        self.append("turn/start", {"turn": turn})
+        self._last_turn = turn
+        ends: Json | None = None
+        step = 0
+        target: Target = "next-turn"
+        try:
+            while True:
+                _check(signal)
+                decision, assembly = await self.pre_step(target, turn, step + 1, signal)
+                # PROMPT-STEP-BOUNDARY: "A rejected decision ends the turn `{kind: "blocked"}`
+                # (even after earlier steps completed; a claimed message it consumed is not
+                # logged as a `user/message`)".
+                if isinstance(decision, Reject):
+                    ends = BLOCKED
+                    return False
+                # "an empty decision after a step that concluded ends the turn with that step's
+                # outcome"
+                if ends is not None and not decision.messages:
+                    break
+                # "an empty decision on the turn's first step ends it `{kind: "completed"}` with
+                # no step and no model call"
+                if step == 0 and not decision.messages:
+                    ends = COMPLETED
+                    return False
+                _check(signal)
+                step += 1
+                self.append("step/start", {"turn": turn, "step": step})
+                try:
+                    for message in decision.messages:
+                        self.append("user/message", message, surface_op="append")
+                    outcome = await self.step(turn, step, assembly, signal)
+                    # "`max-tokens` is sticky over the turn"
+                    if ends is None or ends != MAX_TOKENS:
+                        ends = outcome
+                finally:
+                    self.append("step/end", {"turn": turn, "step": step})
+                _check(signal)
+                # A step that ran tools without concluding (``None``) is always followed by a
+                # continuation step; so is a concluded one when a steer is waiting.
+                if ends is not None and not self._inbox.next_step:
+                    break
+                target = "next-step"
+        except Exception as error:
+            if signal.aborted:
+                ends = {"kind": "aborted", "reason": signal.reason}
+            else:
+                ends = {"kind": "error", "error": _failure_of(error)}
+            raise
+        finally:
+            self.append("turn/end", {"turn": turn, "reason": ends})
+        return self._inbox.has_pending
+
+    async def pre_step(
+        self, target: Target, turn: int, step: int, signal: AbortSignal
+    ) -> tuple[PreStepDecision, Assembly]:
+        """PROMPT-STEP-BOUNDARY: "`preStep` does, in order: claim the inbox ...; assemble the
+        scoped prompt with `{agent, scope: agent, signal}`; check cancellation; render the context
+        sections and ask the runtime-context projection for a snapshot; run the `agent/pre-step`
+        decision (default: enter with claimed messages + snapshot if any); check cancellation."
+        """
+        claimed = self._inbox.claim(target)
+        context = AssembleContext(scope=self.scope, agent=self.scope, signal=signal)
+        assembly = await self.registry.assemble(context)
+        _check(signal)
+        proposed = self.propose_context(assembly)
+        default = Enter([*claimed, proposed] if proposed is not None else list(claimed))
+        decision = await self._pre_step(PreStep(turn, step, list(claimed), signal), default)
+        _check(signal)
+        return decision, assembly
+
+    def propose_context(self, assembly: Assembly) -> Json | None:
+        """LOOP-RUNTIME-CONTEXT: the snapshot (or cleared marker) to propose, with an id."""
+        proposed = self._projection.project(render_context_sections(assembly))
+        return None if proposed is None else {**proposed, "id": self.new_id()}
+
+    # -- step -----------------------------------------------------------------------------------
+
+    async def step(
+        self, turn: int, step: int, assembly: Assembly, signal: AbortSignal
+    ) -> Json | None:
+        """One step: render once, then attempts until one succeeds or the turn ends.
+
+        PROMPT-RETRY-BOUNDARY: "`step()` renders the system string once, before its retry loop.
+        Each attempt rebuilds the call config (seeded from the folded header), the header
+        comparison (a `change` header only if different), and the messages derived from the log;
+        it reuses the step's rendered system and assembled tools."
+
+        Returns the step's outcome, or ``None`` when tools ran without concluding the turn.
+        """
+        _check(signal)
+        system = self.render_system(assembly)
+        while True:
+            messages = self.log.messages()
+            request = self.build_request(assembly.tools, system, messages, signal)
+            assembler, chunk_seqs = await self._attempt(turn, step, request, signal)
+            finish = assembler.finish
+            if finish.get("kind") in FAILED_KINDS:
+                # "A failed attempt (error or aborted finish) writes its chunks but no
+                # `assistant/message`; the `agent/request-error` decision either retries (same
+                # turn and step numbers, no new `step/start`) or ends the turn
+                # `{kind: "error", error: <failure>}`."
+                question = RequestError(turn, step, request["provider"], finish["failure"], signal)
+                action = await self._request_error(question)
+                _check(signal)
+                if action != "retry":
+                    raise TurnFailure(finish["failure"])
+                continue
+            message = self._assistant_message(assembler.blocks(), request)
+            data: Json = {"turn": turn, "step": step, "message": message}
+            if assembler.usage is not None:
+                data["usage"] = assembler.usage
+            # "The successful attempt's `assistant/message` cites exactly its own attempt's chunk
+            # seqs, in order (`[]` when the stream yielded none)."
+            self.append(
+                "assistant/message", data, surface_op="append", source_event_seqs=chunk_seqs
+            )
+            if finish.get("kind") == "max-tokens":
+                return MAX_TOKENS
+            calls = [block for block in message["content"] if block.get("type") == "tool-call"]
+            if not calls:
+                return COMPLETED
+            concluded = await self._run_tools(turn, step, calls, signal)
+            return COMPLETED if concluded else None
+
+    def render_system(self, assembly: Assembly) -> str:
+        return render_prompt(assembly)
+
+    async def _attempt(
+        self, turn: int, step: int, request: Request, signal: AbortSignal
+    ) -> tuple[BlockAssembler, list[int]]:
+        """Stream one request, logging every chunk; on a cancel, the interrupted message.
+
+        "If the turn is cancelled while a stream runs, the chunks received so far stay logged, and
+        if any of them carried non-blank text or reasoning, an `assistant/message {turn, step,
+        message, interrupted: true}` holding only those text and reasoning blocks is appended
+        (surface append, citing all of the attempt's chunks)".
+        """
+        assembler, chunk_seqs = BlockAssembler(), []
+        try:
+            async with aclosing(self._chunks(request, signal)) as chunks:
+                async for chunk in chunks:
+                    _check(signal)
+                    event = self.append(
+                        "assistant/chunk", {"turn": turn, "step": step, "chunk": chunk}
+                    )
+                    chunk_seqs.append(event.seq)
+                    assembler.push(chunk)
+            _check(signal)
+        except Exception:
+            content = assembler.interrupted_blocks() if signal.aborted else []
+            if content:
+                data: Json = {
+                    "turn": turn,
+                    "step": step,
+                    "message": self._assistant_message(content, request),
+                    "interrupted": True,
+                }
+                if assembler.usage is not None:
+                    data["usage"] = assembler.usage
+                self.append(
+                    "assistant/message", data, surface_op="append", source_event_seqs=chunk_seqs
+                )
+            raise
+        return assembler, chunk_seqs
+
+    async def _chunks(self, request: Request, signal: AbortSignal) -> AsyncGenerator[Json]:
+        """The adapter's stream, with a failure turned into one terminal ``finish`` chunk."""
+        try:
+            async for chunk in self.adapter.stream(request, signal):
+                yield chunk
+        except Exception as error:
+            aborted = signal.aborted or (
+                isinstance(error, AdapterFailure) and error.code == ABORTED
+            )
+            reason = {"kind": "aborted" if aborted else "error", "failure": failure_json(error)}
+            yield {"type": "finish", "reason": reason}
+
+    def _assistant_message(self, content: list[Json], request: Request) -> Json:
+        source = {"kind": "model", "provider": request["provider"], "model": request["model"]}
+        return {"role": "assistant", "content": content, "source": source, "id": self.new_id()}
+
+    # -- the request ------------------------------------------------------------------------------
+
+    def build_request(
+        self, tools: Sequence[ToolSchema], system: str, messages: list[Json], signal: AbortSignal
+    ) -> Request:
+        """Seed the config, fill adapter defaults, log the header and context, build the request.
+
+        ROOT-MODEL: "A loop-built request is exactly `{...config, messages, system?, tools?,
+        sessionId}`: every field of the header's `config` ..., then `messages`, then `system` and
+        `tools` exactly when the canonical header has them (absent, never `null`, `''` or `[]`),
+        then the session's id."
+        """
+        config, markers = self._prepare(self._seed())
+        draft: dict[str, Any] = {"config": config, "system": system}
+        if markers:
+            draft["adapterDefaults"] = markers
+        draft["tools"] = [schema.to_json() for schema in tools]
+        header = canonical_header(draft)
+        self.log_header(header)
+        self._log_context(header["config"])
+        _check(signal)
+        request: Request = {**snapshot(header["config"]), "messages": messages}
+        for field in ("system", "tools"):
+            if field in header:
+                request[field] = snapshot(header[field])
+        request["sessionId"] = self.session_id
+        return request
+
+    def _seed(self) -> dict[str, Any]:
+        """The call config an attempt starts from.
+
+        After this instance logged its header: the folded header's config minus the fields the
+        adapter filled in (they are filled in again). Before: the agent's own config, with a
+        ``reasoningEffort`` restored from the log for the same provider and model when the agent
+        sets none and the log's was not an adapter default (`upstream/loop-and-session.md` §7.2).
+        """
+        persisted = self.log.request_header()
+        if self._header_logged and persisted is not None:
+            markers = persisted.get("adapterDefaults", {})
+            return {
+                key: value for key, value in persisted["config"].items() if not markers.get(key)
+            }
+        seed: dict[str, Any] = snapshot(self.config)
+        if (
+            "reasoningEffort" not in seed
+            and persisted is not None
+            and "reasoningEffort" in persisted["config"]
+            and not persisted.get("adapterDefaults", {}).get("reasoningEffort")
+            and all(persisted["config"][key] == seed[key] for key in ("provider", "model"))
+        ):
+            seed["reasoningEffort"] = persisted["config"]["reasoningEffort"]
+        return seed
+
+    def _prepare(self, seed: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Fill what the config leaves out from the adapter's defaults, marking each one."""
+        config, markers = dict(seed), dict[str, Any]()
+        defaults: dict[str, Any] = dict(self.adapter.defaults)
+        for field in MARKERS:
+            if field not in config and field in defaults:
+                config[field] = defaults[field]
+                markers[field] = True
+        return config, markers
+
+    def log_header(self, header: RequestHeader) -> None:
+        """LOOP-REQUEST-BUILD: "A loop instance's first successful request build writes
+        `request/header {header, reason}` with reason `initial` if the log had no header, else
+        `resume` (even when identical). After that it writes `{reason: "change"}` only when the
+        canonical header is not equal to the folded one."
+        """
+        baseline = self.log.request_header()
+        if not self._header_logged:
+            reason = "initial" if baseline is None else "resume"
+            self.append("request/header", {"header": header, "reason": reason})
+            self._header_logged = True
+        elif baseline is None or not headers_equal(baseline, header):
+            self.append("request/header", {"header": header, "reason": "change"})
+
+    def _log_context(self, config: CallConfig) -> None:
+        """ "the build writes `request/context {provider, model, contextWindow?}` when no request
+        context was logged yet or one of those three differs from the last one"."""
+        context: dict[str, Any] = {"provider": config["provider"], "model": config["model"]}
+        if self.adapter.context_window is not None:
+            context["contextWindow"] = self.adapter.context_window
+        last = self.log.request_context()
+        if last is None or any(
+            last.get(key) != context.get(key) for key in ("provider", "model", "contextWindow")
+        ):
+            self.append("request/context", context)
+
+    # -- tools ------------------------------------------------------------------------------------
+
+    async def _run_tools(
+        self, turn: int, step: int, calls: list[Json], signal: AbortSignal
+    ) -> bool:
+        """Run the calls one at a time: `tool/call`, then its `tool/result` citing it.
+
+        A cancel stops before the next call starts (the upstream's synthetic results for calls
+        that never started are not modelled: no contract reads them).
+        """
+        concluded = False
+        for block in calls:
+            _check(signal)
+            call = ToolCall(block["id"], block["name"], block["arguments"])
+            where = {"turn": turn, "step": step}
+            logged = self.append(
+                "tool/call",
+                {**where, "callId": call.call_id, "name": call.name, "arguments": call.arguments},
+            )
+            outcome = await self._tools(call, signal)
+            result = {
+                "type": "tool-result",
+                "toolCallId": call.call_id,
+                "content": snapshot(outcome.content),
+                "isError": outcome.is_error,
+            }
+            message = {
+                "source": {"kind": "tool", "callId": call.call_id},
+                "content": [result],
+                "role": "user",
+                "id": self.new_id(),
+            }
+            self.append(
+                "tool/result",
+                {**where, "message": message},
+                surface_op="append",
+                source_event_seqs=[logged.seq],
+            )
+            concluded = concluded or outcome.concludes
+        return concluded
+
+
+def _check(signal: AbortSignal) -> None:
+    """The upstream's ``signal.throwIfAborted()``."""
+    if signal.aborted:
+        raise Aborted(signal.reason)
+
+
+def _failure_of(error: Exception) -> Json:
+    if isinstance(error, TurnFailure):
+        return snapshot(error.failure)
+    return failure_json(error)
