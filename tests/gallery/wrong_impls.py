@@ -17,7 +17,7 @@ from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
-from reference.session import SessionLog
+from reference.session import SessionLog, SurfaceReplace
 
 
 class DuplicateNamesReplace(Driver):
@@ -123,15 +123,16 @@ class ReplacementGoesToTheEnd(Driver):
     """A surface replace removes its range but appends the new node at the end of the surface."""
 
     def __init__(self) -> None:
-        in_place = SessionLog._next_surface
+        admit = SessionLog._admit
 
-        def at_the_end(self, type, data, op, seqs, seq, where):  # type: ignore[no-untyped-def]
-            surface, replacement = in_place(self, type, data, op, seqs, seq, where)
-            if replacement is not None:
-                surface = [node for node in surface if node != seq] + [seq]
-            return surface, replacement
+        def at_the_end(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            event = admit(self, *args, **kwargs)
+            if isinstance(event.surface_op, SurfaceReplace):
+                self._surface.remove(event.seq)
+                self._surface.append(event.seq)
+            return event
 
-        SessionLog._next_surface = at_the_end  # type: ignore[method-assign]
+        SessionLog._admit = at_the_end  # type: ignore[method-assign]
 
 
 class RejectedAppendKeepsItsSeq(Driver):
