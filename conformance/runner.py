@@ -63,14 +63,14 @@ def export_cases(argv: list[str]) -> int:
 SUBCOMMANDS: dict[str, Subcommand] = {
     "smoke": _subcommand("smoke"),
     "export-cases": export_cases,
+    "check-log": _subcommand("check_log"),
 }
-if importlib.util.find_spec("conformance.check_log") is not None:
-    SUBCOMMANDS["check-log"] = _subcommand("check_log")
 
 _USAGE: Final = """\
 usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
+       dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance --list [--json]           every case and property test, by contract ID
        dsh-conformance --version | --help | --help-pytest
 

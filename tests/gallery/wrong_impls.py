@@ -18,7 +18,7 @@ from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
-from reference.session import SessionLog
+from reference.session import SessionLog, SurfaceReplace
 
 
 class DuplicateNamesReplace(Driver):
@@ -321,15 +321,16 @@ class ReplacementGoesToTheEnd(Driver):
     """A surface replace removes its range but appends the new node at the end of the surface."""
 
     def __init__(self) -> None:
-        in_place = SessionLog._next_surface
+        admit = SessionLog._admit
 
-        def at_the_end(self, type, data, op, seqs, seq, where):  # type: ignore[no-untyped-def]
-            surface, replacement = in_place(self, type, data, op, seqs, seq, where)
-            if replacement is not None:
-                surface = [node for node in surface if node != seq] + [seq]
-            return surface, replacement
+        def at_the_end(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            event = admit(self, *args, **kwargs)
+            if isinstance(event.surface_op, SurfaceReplace):
+                self._surface.remove(event.seq)
+                self._surface.append(event.seq)
+            return event
 
-        SessionLog._next_surface = at_the_end  # type: ignore[method-assign]
+        SessionLog._admit = at_the_end  # type: ignore[method-assign]
 
 
 class RejectedAppendKeepsItsSeq(Driver):
@@ -394,6 +395,33 @@ class ReplaceKeepsRetainedSnapshot(Driver):
         RuntimeContextProjection.observe = remembering  # type: ignore[method-assign]
 
 
+class CanonicalKeepsEmptySystem(Driver):
+    """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
+
+    def __init__(self) -> None:
+        canonical = header.canonical_header
+
+        def keeping(raw):  # type: ignore[no-untyped-def]
+            result = canonical(raw)
+            if raw.get("system") == "":
+                result["system"] = ""
+            return result
+
+        header.canonical_header = keeping  # type: ignore[assignment]
+
+
+class NeverProposesTheClearedMarker(Driver):
+    """An empty runtime context proposes nothing, even when a snapshot is retained."""
+
+    def __init__(self) -> None:
+        project = RuntimeContextProjection.project
+
+        def forgetful(self, sections):  # type: ignore[no-untyped-def]
+            return project(self, sections) if any(entry.text for entry in sections) else None
+
+        RuntimeContextProjection.project = forgetful  # type: ignore[method-assign]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -418,6 +446,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ReplacementGoesToTheEnd": "ROOT-MODEL",
     "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
     "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",
+    "CanonicalKeepsEmptySystem": "PROMPT-HEADER-CANONICAL",
     "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
     "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
+    "NeverProposesTheClearedMarker": "LOOP-RUNTIME-CONTEXT",
 }
