@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .wire_compare import WIRE_COMPARISONS
+
 Json = Any
 
 #: Every contract ID of CONTRACTS.md; a case naming anything else is a bug in the suite.
@@ -95,6 +97,9 @@ def compare(expected: Json, observed: Json) -> str | None:
             f"expected {_show(expected)}, got error {got.get('kind')!r}: "
             f"{got.get('message', '')}".rstrip(": ")
         )
+    for key, compare_wire in WIRE_COMPARISONS.items():
+        if key in expected:
+            return compare_wire(expected[key], observed)
     if "assembly" in expected:
         if "assembly" not in observed:
             return f"expected an assembly, got {_show(observed)}"

@@ -28,11 +28,12 @@ from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
+from .harness_deepseek import DEEPSEEK_OPS, DeepSeekOpError, apply_deepseek_op
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry",)
+CAPABILITIES: Final = ("registry", "deepseek-wire")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -178,6 +179,11 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
+        if name in DEEPSEEK_OPS:
+            try:
+                return apply_deepseek_op(op)
+            except DeepSeekOpError as error:
+                raise ScenarioError(str(error)) from error
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:

@@ -1,0 +1,78 @@
+"""The ``deepseek-wire`` capability of the reference harness (conformance/PROTOCOL.md).
+
+Three ops judge an adapter's wire behaviour without a network (PROMPT-DEEPSEEK-WIRE):
+
+- ``deepseek-request``: serialize a request to the method, URL, headers and body it would send;
+- ``deepseek-stream``: translate a response body, given as byte chunks with chosen boundaries
+  (base64, so any language can carry arbitrary bytes in JSON), to the stream chunks;
+- ``deepseek-http-error``: map an error response (status, body, headers) to its failure.
+
+The reference's sans-IO core is called through its modules' attributes, so that the wrong
+implementations of ``tests/gallery`` can replace one rule of it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Final
+
+from .deepseek import failures, translate, wire
+from .model_adapter import LlmError
+
+Json = Any
+
+DEEPSEEK_OPS: Final = frozenset({"deepseek-request", "deepseek-stream", "deepseek-http-error"})
+
+
+class DeepSeekOpError(Exception):
+    """The op itself is malformed (the harness answers ``errored``)."""
+
+
+def apply_deepseek_op(op: Json) -> Json:
+    """One ``deepseek-*`` op's observation."""
+    name = op.get("op")
+    if name == "deepseek-request":
+        return _request(op)
+    if name == "deepseek-stream":
+        return {"chunks": translate.translate_stream(_parts(op.get("chunks")))}
+    if name == "deepseek-http-error":
+        return _http_error(op)
+    raise DeepSeekOpError(f"unknown op {name!r}")
+
+
+def _request(op: Json) -> Json:
+    try:
+        headers = wire.request_headers(wire.check_api_key(op.get("apiKey")))
+        body = wire.request_body(op["request"])
+    except LlmError as error:
+        return {"error": {"kind": error.code, "message": error.failure["message"]}}
+    except ValueError as error:
+        raise DeepSeekOpError(f"deepseek-request: {error}") from error
+    url = wire.chat_url(op.get("baseUrl") or wire.DEFAULT_BASE_URL)
+    return {"request": {"method": "POST", "url": url, "headers": headers, "body": body}}
+
+
+def _http_error(op: Json) -> Json:
+    status, body, headers = op.get("status"), op.get("body"), op.get("headers", {})
+    now_ms = op.get("nowMs")  # the clock an HTTP-date Retry-After is measured against
+    if not (
+        isinstance(status, int)
+        and isinstance(body, str)
+        and isinstance(headers, dict)
+        and isinstance(now_ms, int)
+    ):
+        raise DeepSeekOpError(
+            "deepseek-http-error needs an integer `status`, a string `body`, an integer `nowMs` "
+            "and, if given, an object of `headers`"
+        )
+    return {"failure": failures.http_failure(status, body, headers, now_ms=now_ms)}
+
+
+def _parts(chunks: Json) -> list[bytes]:
+    if not isinstance(chunks, list):
+        raise DeepSeekOpError("deepseek-stream needs `chunks`, a list of base64 strings")
+    try:
+        return [base64.b64decode(chunk, validate=True) for chunk in chunks]
+    except (binascii.Error, TypeError, ValueError) as error:
+        raise DeepSeekOpError(f"deepseek-stream: a chunk is not base64: {error}") from error
