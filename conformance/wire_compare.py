@@ -11,7 +11,8 @@
   deltas, its deltas adding up to the block its ``block-end`` carries, the ``block-end`` chunks in
   opening order, then ``usage`` if any, then exactly one ``finish``, last — and the assembled
   blocks, the usage and the finish reason are the expected ones. How the text is cut into deltas
-  is the implementation's business; failures are compared by ``code`` (messages are free text).
+  is the implementation's business; a failure is compared on the fields the case gives (never
+  its free-text ``message``).
 - ``failure``: the code, and ``providerRetryAfterMs`` present with its value exactly when expected
   (a Retry-After that is neither seconds nor an HTTP date "is ignored").
 """
@@ -150,9 +151,10 @@ def _compare_finish(expected: Json, observed: Json) -> str | None:
     if not isinstance(observed, dict) or observed.get("kind") != expected["kind"]:
         return f"finish: expected {_show(expected)}, got {_show(observed)}"
     if "failure" in expected:
-        code = (observed.get("failure") or {}).get("code")
-        if code != expected["failure"]["code"]:
-            return f"finish: expected failure code {expected['failure']['code']!r}, got {code!r}"
+        got = observed.get("failure") or {}
+        for key, want in expected["failure"].items():
+            if got.get(key) != want:
+                return f"finish: expected failure {key} {want!r}, got {got.get(key)!r}"
     return None
 
 

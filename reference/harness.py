@@ -33,7 +33,7 @@ from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry", "deepseek-wire")
+CAPABILITIES: Final = ("registry", "deepseek-wire", "deepseek-http")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -181,7 +181,7 @@ class _Scenario:
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
         if name in DEEPSEEK_OPS:
             try:
-                return apply_deepseek_op(op)
+                return await apply_deepseek_op(op)
             except DeepSeekOpError as error:
                 raise ScenarioError(str(error)) from error
         raise ScenarioError(f"unknown op {name!r}")

@@ -1,11 +1,15 @@
-"""The ``deepseek-wire`` capability of the reference harness (conformance/PROTOCOL.md).
+"""The ``deepseek-wire`` and ``deepseek-http`` capabilities of the reference harness.
 
-Three ops judge an adapter's wire behaviour without a network (PROMPT-DEEPSEEK-WIRE):
+Three ops judge an adapter's wire behaviour without a network (PROMPT-DEEPSEEK-WIRE,
+conformance/PROTOCOL.md):
 
 - ``deepseek-request``: serialize a request to the method, URL, headers and body it would send;
 - ``deepseek-stream``: translate a response body, given as byte chunks with chosen boundaries
   (base64, so any language can carry arbitrary bytes in JSON), to the stream chunks;
 - ``deepseek-http-error``: map an error response (status, body, headers) to its failure.
+
+and ``deepseek-http`` sends one request through the real adapter, over HTTP, to the base URL the
+suite gives (its loopback server), and observes the chunks that come back.
 
 The reference's sans-IO core is called through its modules' attributes, so that the wrong
 implementations of ``tests/gallery`` can replace one rule of it.
@@ -17,21 +21,25 @@ import base64
 import binascii
 from typing import Any, Final
 
-from .deepseek import failures, translate, wire
+from .deepseek import DeepSeekAdapter, failures, translate, wire
 from .model_adapter import LlmError
 
 Json = Any
 
-DEEPSEEK_OPS: Final = frozenset({"deepseek-request", "deepseek-stream", "deepseek-http-error"})
+DEEPSEEK_OPS: Final = frozenset(
+    {"deepseek-request", "deepseek-stream", "deepseek-http-error", "deepseek-http"}
+)
 
 
 class DeepSeekOpError(Exception):
     """The op itself is malformed (the harness answers ``errored``)."""
 
 
-def apply_deepseek_op(op: Json) -> Json:
+async def apply_deepseek_op(op: Json) -> Json:
     """One ``deepseek-*`` op's observation."""
     name = op.get("op")
+    if name == "deepseek-http":
+        return await _http(op)
     if name == "deepseek-request":
         return _request(op)
     if name == "deepseek-stream":
@@ -51,6 +59,17 @@ def _request(op: Json) -> Json:
         raise DeepSeekOpError(f"deepseek-request: {error}") from error
     url = wire.chat_url(op.get("baseUrl") or wire.DEFAULT_BASE_URL)
     return {"request": {"method": "POST", "url": url, "headers": headers, "body": body}}
+
+
+async def _http(op: Json) -> Json:
+    key, base_url = op.get("apiKey"), op.get("baseUrl")
+    if not isinstance(key, str) or not isinstance(base_url, str):
+        raise DeepSeekOpError("deepseek-http needs a string `apiKey` and `baseUrl`")
+    adapter = DeepSeekAdapter(env={wire.API_KEY_ENV: key, wire.BASE_URL_ENV: base_url})
+    try:
+        return {"chunks": [chunk async for chunk in adapter.stream(op["request"])]}
+    except ValueError as error:
+        raise DeepSeekOpError(f"deepseek-http: {error}") from error
 
 
 def _http_error(op: Json) -> Json:

@@ -2,7 +2,9 @@
 
 It only moves bytes: the body and headers come from `wire`, the chunks from `translate`, an error
 response's failure from `failures` (PROMPT-DEEPSEEK-WIRE). Every failure ends the stream as one
-``finish`` chunk, as `reference.model_adapter.ModelAdapter` promises the loop.
+``finish`` chunk, as `reference.model_adapter.ModelAdapter` promises the loop. `wire` is read
+through its module attributes, so a wrong implementation in ``tests/gallery`` that replaces one of
+its rules reaches this client as well as the ``deepseek-wire`` ops.
 
 The key is read from ``DEEPSEEK_API_KEY`` on each request (the upstream resolves it per request);
 a missing or malformed key ends the stream before any network I/O. The key never leaves the
@@ -21,18 +23,9 @@ import httpx
 
 from ..abort import AbortSignal
 from ..model_adapter import LlmError, LlmRequest, StreamChunk, failure_chunk
+from . import wire
 from .failures import http_failure
 from .translate import StreamReader
-from .wire import (
-    API_KEY_ENV,
-    BASE_URL_ENV,
-    DEFAULT_BASE_URL,
-    chat_url,
-    check_api_key,
-    encode_body,
-    request_body,
-    request_headers,
-)
 
 #: The upstream's stream idle timeout (300 s) bounds each read; there is no overall deadline.
 IDLE_TIMEOUT_S: Final = 300.0
@@ -60,7 +53,7 @@ class DeepSeekAdapter:
 
     @property
     def base_url(self) -> str:
-        return self._env.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+        return self._env.get(wire.BASE_URL_ENV) or wire.DEFAULT_BASE_URL
 
     def __repr__(self) -> str:
         return f"DeepSeekAdapter(base_url={self.base_url!r})"
@@ -77,9 +70,9 @@ class DeepSeekAdapter:
     async def _stream(
         self, request: LlmRequest, signal: AbortSignal | None
     ) -> AsyncIterator[StreamChunk]:
-        headers = request_headers(check_api_key(self._env.get(API_KEY_ENV)))
-        content = encode_body(request_body(request))
-        url = chat_url(self.base_url)
+        headers = wire.request_headers(wire.check_api_key(self._env.get(wire.API_KEY_ENV)))
+        content = wire.encode_body(wire.request_body(request))
+        url = wire.chat_url(self.base_url)
         aborted = _abort_future(signal)
         try:
             async with self._client_for_call() as client:

@@ -155,7 +155,7 @@ def split_every(position: int) -> Callable[[bytes], list[bytes]]:
 SPLITTERS: list[tuple[str, Callable[[bytes], list[bytes]]]] = [
     ("whole", lambda body: [body]),
     ("bytes", lambda body: [body[i : i + 1] for i in range(len(body))]),
-    *((f"at-{p}", split_every(p)) for p in range(1, max(map(len, RESPONSES)), 5)),
+    *((f"at-{p}", split_every(p)) for p in range(1, max(map(len, RESPONSES)), 9)),
 ]
 
 
