@@ -69,7 +69,10 @@ class StreamTranslator:
 
     def __init__(self) -> None:
         self.done = False
+        # Each block's fixed fields, and its text or arguments as the pieces that arrived: joined
+        # once at the end, so a long answer in many deltas costs linear time.
         self._blocks: list[dict[str, Json]] = []
+        self._pieces: list[list[str]] = []
         self._text: int | None = None
         self._reasoning: int | None = None
         self._tool_calls: dict[int, int] = {}
@@ -109,6 +112,7 @@ class StreamTranslator:
     def _open(self, out: list[StreamChunk], block: dict[str, Json]) -> int:
         index = len(self._blocks)
         self._blocks.append(block)
+        self._pieces.append([])
         out.append({"type": "block-start", "index": index, "blockType": block["type"]})
         return index
 
@@ -118,16 +122,18 @@ class StreamTranslator:
             return
         index = self._reasoning if kind == "reasoning" else self._text
         if index is None:
-            index = self._open(out, {"type": kind, "text": ""})
+            index = self._open(out, {"type": kind})
             if kind == "reasoning":
                 self._reasoning = index
             else:
                 self._text = index
-        self._blocks[index]["text"] += text
+        self._pieces[index].append(text)
         out.append({"type": f"{kind}-delta", "index": index, "text": text})
 
     def _append_call(self, out: list[StreamChunk], call: Json, data: str) -> None:
         call = _object(call, "tool_calls[]", data)
+        if call is None:
+            raise _malformed("tool_calls[] is null", data)
         wire_index = call.get("index")
         if not isinstance(wire_index, int) or isinstance(wire_index, bool):
             raise _malformed("tool_calls[].index is not an integer", data)
@@ -135,7 +141,7 @@ class StreamTranslator:
         call_id, name = _text(call, "id", data), _text(function, "name", data)
         arguments = _text(function, "arguments", data) or ""
         if wire_index not in self._tool_calls:
-            block = {"type": "tool-call", "id": "", "name": "", "arguments": ""}
+            block = {"type": "tool-call", "id": "", "name": ""}
             self._tool_calls[wire_index] = self._open(out, block)
         index = self._tool_calls[wire_index]
         block = self._blocks[index]
@@ -143,17 +149,24 @@ class StreamTranslator:
             block["id"] = call_id
         if name is not None:
             block["name"] = name
-        block["arguments"] += arguments
+        self._pieces[index].append(arguments)
         delta: StreamChunk = {"type": "tool-call-delta", "index": index, "id": block["id"]}
         if block["name"]:
             delta["name"] = block["name"]
         delta["argumentsDelta"] = arguments
         out.append(delta)
 
+    def _assembled(self, index: int) -> dict[str, Json]:
+        block = dict(self._blocks[index])
+        block["arguments" if block["type"] == "tool-call" else "text"] = "".join(
+            self._pieces[index]
+        )
+        return block
+
     def _final(self) -> list[StreamChunk]:
         out: list[StreamChunk] = [
-            {"type": "block-end", "index": index, "block": dict(block)}
-            for index, block in enumerate(self._blocks)
+            {"type": "block-end", "index": index, "block": self._assembled(index)}
+            for index in range(len(self._blocks))
         ]
         if self._usage is not None:
             out.append({"type": "usage", "usage": self._usage})
