@@ -14,6 +14,7 @@ a missing or malformed key ends the stream before any network I/O. The key never
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Mapping
@@ -70,13 +71,16 @@ class DeepSeekAdapter:
     async def _stream(
         self, request: LlmRequest, signal: AbortSignal | None
     ) -> AsyncIterator[StreamChunk]:
-        headers = wire.request_headers(wire.check_api_key(self._env.get(wire.API_KEY_ENV)))
+        key = wire.check_api_key(self._env.get(wire.API_KEY_ENV))
+        headers = wire.request_headers(key)
         content = wire.encode_body(wire.request_body(request))
         url = wire.chat_url(self.base_url)
         aborted = _abort_future(signal)
         try:
-            async with self._client_for_call() as client:
-                outgoing = client.build_request("POST", url, content=content, headers=headers)
+            async with self._http_client() as client:
+                outgoing = client.build_request(
+                    "POST", url, content=content, headers=headers, timeout=self._timeout
+                )
                 response = await _race(client.send(outgoing, stream=True), aborted)
                 try:
                     if not response.is_success:
@@ -86,6 +90,8 @@ class DeepSeekAdapter:
                         failure = http_failure(
                             response.status_code, text, response.headers, now_ms=now_ms
                         )
+                        # A provider may echo the key in its error message; it goes no further.
+                        failure["message"] = failure["message"].replace(key, "[redacted]")
                         raise LlmError.of(failure)
                     reader = StreamReader()
                     parts = response.aiter_bytes()
@@ -104,27 +110,14 @@ class DeepSeekAdapter:
                 "TRANSPORT", f"DeepSeek API request to {url} failed ({type(error).__name__})"
             ) from None
 
-    def _client_for_call(self) -> _ClientScope:
-        return _ClientScope(self._client, self._timeout)
-
-
-class _ClientScope:
-    """The caller's client as is, or a fresh one closed after the call."""
-
-    def __init__(self, client: httpx.AsyncClient | None, timeout: httpx.Timeout) -> None:
-        self._given = client
-        self._own: httpx.AsyncClient | None = None
-        self._timeout = timeout
-
-    async def __aenter__(self) -> httpx.AsyncClient:
-        if self._given is not None:
-            return self._given
-        self._own = httpx.AsyncClient(timeout=self._timeout)
-        return self._own
-
-    async def __aexit__(self, *_exc: object) -> None:
-        if self._own is not None:
-            await self._own.aclose()
+    @contextlib.asynccontextmanager
+    async def _http_client(self) -> AsyncIterator[httpx.AsyncClient]:
+        """The caller's client as is, or a fresh one closed after the call."""
+        if self._client is not None:
+            yield self._client
+            return
+        async with httpx.AsyncClient() as client:
+            yield client
 
 
 def _abort_future(signal: AbortSignal | None) -> asyncio.Future[None] | None:
@@ -153,4 +146,5 @@ async def _race(awaitable: Awaitable[T], aborted: asyncio.Future[None] | None) -
     if task.done():
         return task.result()
     task.cancel()
+    await asyncio.wait({task})  # let the cancelled read unwind before the response is closed
     raise LlmError("ABORTED", "DeepSeek request aborted by caller")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
 
@@ -99,9 +100,12 @@ def retry_after_ms(value: str | None, *, now_ms: int) -> int | None:
         delay = int(value) * 1000
     else:
         try:
-            delay = int(parsedate_to_datetime(value).timestamp() * 1000) - now_ms
-        except (TypeError, ValueError, IndexError, OverflowError):
+            date = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
             return None
+        if date.tzinfo is None:  # asctime dates carry no zone; HTTP dates are always GMT
+            date = date.replace(tzinfo=UTC)
+        delay = int(date.timestamp() * 1000) - now_ms
     return delay if 0 < delay <= _MAX_SAFE_INTEGER else None
 
 

@@ -353,6 +353,10 @@ def test_the_key_appears_in_no_output(caplog: pytest.LogCaptureFixture) -> None:
     for _, response, _ in ERROR_RESPONSES:
         seen.append(repr(fail(response)))
     seen.append(repr(fail(streamed([]), env={**ENV, "DEEPSEEK_API_KEY": KEY + " x"})))
+    echo = httpx.Response(401, json={"error": {"message": f"Your api key {KEY} is invalid"}})
+    echoed = fail(echo)
+    assert echoed["failure"]["code"] == "AUTH"
+    seen.append(repr(echoed))
     seen.append(caplog.text)
     assert all(KEY not in text and KEY[3:] not in text for text in seen)
     assert "HTTP Request" in caplog.text  # httpx did log, so the check above looked at something

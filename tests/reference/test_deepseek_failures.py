@@ -92,6 +92,7 @@ def test_message_status_and_request_id() -> None:
         ("Mon, 21 Sep 2026 14:13:23 GMT", 3000),
         ("Mon, 21 Sep 2026 14:13:20 GMT", None),
         ("Mon, 21 Sep 2026 14:13:10 GMT", None),
+        ("Mon Sep 21 14:13:25 2026", 5000),
         (None, None),
     ],
 )
