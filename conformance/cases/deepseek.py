@@ -88,7 +88,7 @@ def sent(expected_body: Json) -> Json:
     }
 
 
-def request_case(case_id: str, why: str, *ops: Json) -> Case:
+def wire_case(case_id: str, why: str, *ops: Json) -> Case:
     return Case(id=f"deepseek/{case_id}", contracts=WIRE, why=why, ops=ops, requires=REQUIRES)
 
 
@@ -164,7 +164,7 @@ CALL_WIRE: Final = {
 }
 
 REQUEST_CASES: list[Case] = [
-    request_case(
+    wire_case(
         "minimal-request",
         "Body keys in order `model`, `messages`, `stream: true`, `stream_options: {include_usage: "
         "true}`, then only fields that are set; headers `authorization: Bearer <key>`, "
@@ -175,7 +175,7 @@ REQUEST_CASES: list[Case] = [
             expect=sent(body({"role": "user", "content": "hi"})),
         ),
     ),
-    request_case(
+    wire_case(
         "every-optional-field-in-order",
         'After the four fixed keys: `thinking`, `reasoning_effort`, `tools` (`{type: "function", '
         "function: {name, description, parameters}}`), `temperature`, `max_tokens`, `stop` — in "
@@ -206,7 +206,7 @@ REQUEST_CASES: list[Case] = [
             ),
         ),
     ),
-    request_case(
+    wire_case(
         "effort-off-and-zero-temperature",
         "`thinking` is sent when set (effort `off` is thinking disabled, with no "
         "`reasoning_effort`); a temperature of 0 is set; an empty tool list is not (`tools` only "
@@ -218,7 +218,7 @@ REQUEST_CASES: list[Case] = [
             ),
         ),
     ),
-    request_case(
+    wire_case(
         "user-text-blocks-joined",
         "User text blocks are joined into one string.",
         request_op(
@@ -226,12 +226,12 @@ REQUEST_CASES: list[Case] = [
             expect=sent(body({"role": "user", "content": "hello world"})),
         ),
     ),
-    request_case(
+    wire_case(
         "empty-user-message",
         'An empty user message emits `{role: "user", content: ""}`.',
         request_op(wire_request(user()), expect=sent(body({"role": "user", "content": ""}))),
     ),
-    request_case(
+    wire_case(
         "tool-call-turn-and-its-result",
         'Assistant `content` always a string (`""`, never null), `reasoning_content` when '
         'non-empty, `tool_calls` `[{id, type: "function", function: {name, arguments}}]`; each '
@@ -259,7 +259,7 @@ REQUEST_CASES: list[Case] = [
             ),
         ),
     ),
-    request_case(
+    wire_case(
         "tool-call-turn-without-reasoning",
         'Assistant `content` is `""`, never null, on a tool-call turn; `reasoning_content` only '
         "when non-empty.",
@@ -273,7 +273,7 @@ REQUEST_CASES: list[Case] = [
             ),
         ),
     ),
-    request_case(
+    wire_case(
         "tool-results-after-user-text",
         'Each tool result its own `role: "tool"` message, after the user text when both exist '
         "(whatever the block order), results in block order; an empty result is `(no output)`.",
@@ -290,7 +290,7 @@ REQUEST_CASES: list[Case] = [
             ),
         ),
     ),
-    request_case(
+    wire_case(
         "assistant-text-and-reasoning",
         "Assistant text blocks joined into `content`; reasoning into `reasoning_content`, sent "
         "on a turn without tool calls too, and left out when empty.",
@@ -362,28 +362,22 @@ SAMPLE_E: Final = sse(
 UNICODE: Final = "h\u00e9\u20ac\U0001f600"  # 1-, 2-, 3- and 4-byte UTF-8 sequences
 
 
-def stream_case(case_id: str, why: str, ops: list[Json]) -> Case:
-    return Case(
-        id=f"deepseek/{case_id}", contracts=WIRE, why=why, ops=tuple(ops), requires=REQUIRES
-    )
-
-
 STREAM_CASES: list[Case] = [
-    stream_case(
+    wire_case(
         "stream-text-usage-on-finish-chunk",
         "SSE `data:` payloads up to `[DONE]`; a text block from the content deltas; usage on the "
         "finish chunk: `inputTokens` = `prompt_tokens` - cache reads (none here), `outputTokens` "
         "= `completion_tokens`; `stop` → stop. Split at every position.",
-        every_split(
+        *every_split(
             SAMPLE_A,
             expect=stream([text("hello")], STOP, usage={"inputTokens": 3, "outputTokens": 1}),
         ),
     ),
-    stream_case(
+    wire_case(
         "stream-tool-call-fragments-crlf",
         "`tool_calls` fragments of one index make one tool-call block whose arguments are the "
         "fragments joined; `tool_calls` → tool-calls; lines end in CRLF, cut between CR and LF.",
-        every_split(
+        *every_split(
             SAMPLE_B,
             expect=stream(
                 [tool_call("call_00_x", "get_weather", '{"city": "Paris"}')],
@@ -392,149 +386,131 @@ STREAM_CASES: list[Case] = [
             ),
         ),
     ),
-    stream_case(
+    wire_case(
         "stream-reasoning-then-text",
         "Reasoning deltas make a reasoning block, then content a text block, in order of first "
         "appearance; no usage chunk arrived, so no usage is reported.",
-        [
-            stream_op(
-                SAMPLE_C,
-                expect=stream([{"type": "reasoning", "text": "thinking"}, text("answer")], STOP),
-            )
-        ],
+        stream_op(
+            SAMPLE_C,
+            expect=stream([{"type": "reasoning", "text": "thinking"}, text("answer")], STOP),
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-usage-with-cache-reads",
         "Usage on a trailing usage-only chunk: `cacheReadTokens` = "
         "`prompt_tokens_details.cached_tokens` (256), `inputTokens` = `prompt_tokens` - cache "
         "reads = 283 - 256 = 27, `outputTokens` = 69, `reasoningTokens` from "
         "`completion_tokens_details` = 24.",
-        [
-            stream_op(
-                SAMPLE_E,
-                expect=stream(
-                    [text("ok")],
-                    STOP,
-                    usage={
-                        "inputTokens": 27,
-                        "outputTokens": 69,
-                        "cacheReadTokens": 256,
-                        "reasoningTokens": 24,
-                    },
-                ),
-            )
-        ],
+        stream_op(
+            SAMPLE_E,
+            expect=stream(
+                [text("ok")],
+                STOP,
+                usage={
+                    "inputTokens": 27,
+                    "outputTokens": 69,
+                    "cacheReadTokens": 256,
+                    "reasoningTokens": 24,
+                },
+            ),
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-cache-hit-tokens-and-last-usage-wins",
         "`cacheReadTokens` = `prompt_cache_hit_tokens` when there are no details; usage on the "
         "finish chunk *or* a trailing chunk, last wins: 10 - 8 = 2 input tokens.",
-        [
-            stream_op(
-                sse(
-                    '{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],'
-                    '"usage":{"prompt_tokens":99,"completion_tokens":99}}',
-                    '{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,'
-                    '"prompt_cache_hit_tokens":8}}',
-                    "[DONE]",
-                ),
-                expect=stream(
-                    [text("a")],
-                    STOP,
-                    usage={"inputTokens": 2, "outputTokens": 2, "cacheReadTokens": 8},
-                ),
-            )
-        ],
+        stream_op(
+            sse(
+                '{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],'
+                '"usage":{"prompt_tokens":99,"completion_tokens":99}}',
+                '{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,'
+                '"prompt_cache_hit_tokens":8}}',
+                "[DONE]",
+            ),
+            expect=stream(
+                [text("a")],
+                STOP,
+                usage={"inputTokens": 2, "outputTokens": 2, "cacheReadTokens": 8},
+            ),
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-finish-reasons",
         "`length` → max-tokens; other reasons → error with the reason uppercased.",
-        [
-            stream_op(
-                sse('{"choices":[{"delta":{"content":"a"},"finish_reason":"length"}]}', "[DONE]"),
-                expect=stream([text("a")], {"kind": "max-tokens"}),
+        stream_op(
+            sse('{"choices":[{"delta":{"content":"a"},"finish_reason":"length"}]}', "[DONE]"),
+            expect=stream([text("a")], {"kind": "max-tokens"}),
+        ),
+        stream_op(
+            sse(
+                '{"choices":[{"delta":{"content":"a"},"finish_reason":"content_filter"}]}',
+                "[DONE]",
             ),
-            stream_op(
-                sse(
-                    '{"choices":[{"delta":{"content":"a"},"finish_reason":"content_filter"}]}',
-                    "[DONE]",
-                ),
-                expect=stream([text("a")], failed("CONTENT_FILTER")),
-            ),
-        ],
+            expect=stream([text("a")], failed("CONTENT_FILTER")),
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-empty-response",
         "A `stop` finish with no content at all is `EMPTY_RESPONSE` (usage still reported).",
-        [
-            stream_op(sse("{}", "[DONE]"), expect=stream([], failed("EMPTY_RESPONSE"))),
-            stream_op(
-                sse(
-                    '{"choices":[{"delta":{"content":""},"finish_reason":"stop"}],'
-                    '"usage":{"prompt_tokens":5,"completion_tokens":0}}',
-                    "[DONE]",
-                ),
-                expect=stream(
-                    [], failed("EMPTY_RESPONSE"), usage={"inputTokens": 5, "outputTokens": 0}
-                ),
+        stream_op(sse("{}", "[DONE]"), expect=stream([], failed("EMPTY_RESPONSE"))),
+        stream_op(
+            sse(
+                '{"choices":[{"delta":{"content":""},"finish_reason":"stop"}],'
+                '"usage":{"prompt_tokens":5,"completion_tokens":0}}',
+                "[DONE]",
             ),
-        ],
+            expect=stream(
+                [], failed("EMPTY_RESPONSE"), usage={"inputTokens": 5, "outputTokens": 0}
+            ),
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-closed-without-done",
         "EOF without `[DONE]` → `STREAM_CLOSED`: an empty body, a body with no `[DONE]`, and a "
         "`data: [DONE]` line whose event never ends (no blank line follows).",
-        [
-            stream_op(expect=stream([], failed("STREAM_CLOSED"))),
-            stream_op(sse('{"choices":[]}'), expect=stream([], failed("STREAM_CLOSED"))),
-            stream_op(b"data: [DONE]\n", expect=stream([], failed("STREAM_CLOSED"))),
-        ],
+        stream_op(expect=stream([], failed("STREAM_CLOSED"))),
+        stream_op(sse('{"choices":[]}'), expect=stream([], failed("STREAM_CLOSED"))),
+        stream_op(b"data: [DONE]\n", expect=stream([], failed("STREAM_CLOSED"))),
     ),
-    stream_case(
+    wire_case(
         "stream-malformed-payloads",
         "A `data:` payload that is blank, not JSON, or JSON that is not a chunk object of the "
         "expected shape is `MALFORMED_RESPONSE`.",
-        [
-            stream_op(sse("{bad json", "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))),
-            stream_op(
-                b"data:\n\ndata: [DONE]\n\n", expect=stream([], failed("MALFORMED_RESPONSE"))
-            ),
-            stream_op(sse("[1,2]", "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))),
-            stream_op(
-                sse('{"choices":"none"}', "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))
-            ),
-        ],
+        stream_op(sse("{bad json", "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))),
+        stream_op(b"data:\n\ndata: [DONE]\n\n", expect=stream([], failed("MALFORMED_RESPONSE"))),
+        stream_op(sse("[1,2]", "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))),
+        stream_op(
+            sse('{"choices":"none"}', "[DONE]"), expect=stream([], failed("MALFORMED_RESPONSE"))
+        ),
     ),
-    stream_case(
+    wire_case(
         "stream-bom-comments-multiline-data",
         "A leading BOM is dropped; `:` lines are comments; multiple `data:` lines of one event "
         "join with `\\n` (here a JSON chunk spread over two lines).",
-        every_split(
+        *every_split(
             b"\xef\xbb\xbf: keep-alive\n\n"
             b'data: {"choices":[{"delta":\ndata: {"content":"a"}}]}\n: between\n\n'
             b"data: [DONE]\n\n",
             expect=stream([text("a")], STOP),
         ),
     ),
-    stream_case(
+    wire_case(
         "stream-split-inside-utf8-and-bare-cr",
         "Lines may end in CR alone, and a stream ending in a bare CR still ends that line (here "
         "the blank line after `[DONE]`); text split inside a multi-byte UTF-8 sequence decodes "
         "whole.",
-        every_split(
+        *every_split(
             sse('{"choices":[{"delta":{"content":"' + UNICODE + '"}}]}', "[DONE]", line_end="\r"),
             expect=stream([text(UNICODE)], STOP),
         ),
     ),
-    stream_case(
+    wire_case(
         "stream-nothing-after-done",
         "SSE `data:` payloads *up to* `[DONE]`: what follows is not read.",
-        [
-            stream_op(
-                sse('{"choices":[{"delta":{"content":"a"}}]}', "[DONE]", "{bad json"),
-                expect=stream([text("a")], STOP),
-            )
-        ],
+        stream_op(
+            sse('{"choices":[{"delta":{"content":"a"}}]}', "[DONE]", "{bad json"),
+            expect=stream([text("a")], STOP),
+        ),
     ),
 ]
 
@@ -542,18 +518,14 @@ STREAM_CASES: list[Case] = [
 # -- HTTP errors --------------------------------------------------------------------------------
 
 
-def http_case(case_id: str, why: str, *ops: Json) -> Case:
-    return Case(id=f"deepseek/{case_id}", contracts=WIRE, why=why, ops=ops, requires=REQUIRES)
-
-
 HTTP_CASES: list[Case] = [
-    http_case(
+    wire_case(
         "http-auth",
         "401/403 → `AUTH`.",
         http_op(401, error_body("Authentication Fails"), expect=failure("AUTH")),
         http_op(403, error_body("Forbidden"), expect=failure("AUTH")),
     ),
-    http_case(
+    wire_case(
         "http-quota-whatever-the-status",
         "QUOTA when the error body (code, type or message) says the balance, quota or credits "
         "are insufficient, exhausted or exceeded (`Insufficient Balance`, `insufficient_quota`, "
@@ -563,7 +535,7 @@ HTTP_CASES: list[Case] = [
         http_op(400, error_body("quota exceeded"), expect=failure("QUOTA")),
         http_op(503, error_body("x", type_="insufficient_quota"), expect=failure("QUOTA")),
     ),
-    http_case(
+    wire_case(
         "http-rate-limit-and-retry-after",
         "Other 429 → `RATE_LIMIT`; a `Retry-After` in seconds or as an HTTP date becomes "
         "`providerRetryAfterMs` (2 s → 2000; a date 3 s after the clock → 3000); anything else "
@@ -583,7 +555,7 @@ HTTP_CASES: list[Case] = [
         http_op(429, "", headers={"retry-after": "soon"}, expect=failure("RATE_LIMIT")),
         http_op(429, "too many", expect=failure("RATE_LIMIT")),
     ),
-    http_case(
+    wire_case(
         "http-context-window",
         "CONTEXT_WINDOW_EXCEEDED for a 400 whose message names the maximum context length or "
         "window, or says the input is too long for the model (`Please reduce the length of the "
@@ -608,7 +580,7 @@ HTTP_CASES: list[Case] = [
             expect=failure("INVALID_REQUEST"),
         ),
     ),
-    http_case(
+    wire_case(
         "http-invalid-server-and-other",
         "Other 400 and 413 → `INVALID_REQUEST`; 5xx → `SERVER`; anything else → `HTTP_<status>`.",
         http_op(400, error_body("bad field"), expect=failure("INVALID_REQUEST")),
