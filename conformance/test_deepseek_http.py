@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from .cases.deepseek import WIRE
 from .deepseek_http import HTTP_CASES, HttpCase
 from .execute import ConformanceFailure, check, require_capabilities
 from .loopback import LoopbackServer
@@ -24,10 +25,7 @@ def loopback_only() -> None:
 
 @pytest.mark.parametrize(
     "http_case",
-    [
-        pytest.param(case, id=case.id, marks=pytest.mark.contract(*case.case("").contracts))
-        for case in HTTP_CASES
-    ],
+    [pytest.param(case, id=case.id, marks=pytest.mark.contract(*WIRE)) for case in HTTP_CASES],
 )
 @pytest.mark.usefixtures("loopback_only")
 def test_deepseek_http(impl: Implementation, http_case: HttpCase) -> None:

@@ -1,15 +1,15 @@
 """The ``deepseek-wire`` and ``deepseek-http`` capabilities of the reference harness.
 
-Three ops judge an adapter's wire behaviour without a network (PROMPT-DEEPSEEK-WIRE,
-conformance/PROTOCOL.md):
+Four ops judge the DeepSeek adapter (PROMPT-DEEPSEEK-WIRE, conformance/PROTOCOL.md). Three are
+pure, with no network:
 
 - ``deepseek-request``: serialize a request to the method, URL, headers and body it would send;
 - ``deepseek-stream``: translate a response body, given as byte chunks with chosen boundaries
   (base64, so any language can carry arbitrary bytes in JSON), to the stream chunks;
 - ``deepseek-http-error``: map an error response (status, body, headers) to its failure.
 
-and ``deepseek-http`` sends one request through the real adapter, over HTTP, to the base URL the
-suite gives (its loopback server), and observes the chunks that come back.
+The fourth, ``deepseek-http``, sends one request through the real adapter over HTTP to the base
+URL the suite gives (its loopback server) and observes the chunks that come back.
 
 The reference's sans-IO core is called through its modules' attributes, so that the wrong
 implementations of ``tests/gallery`` can replace one rule of it.
@@ -57,7 +57,9 @@ def _request(op: Json) -> Json:
         return {"error": {"kind": error.code, "message": error.failure["message"]}}
     except ValueError as error:
         raise DeepSeekOpError(f"deepseek-request: {error}") from error
-    url = wire.chat_url(op.get("baseUrl") or wire.DEFAULT_BASE_URL)
+    if not isinstance(op.get("baseUrl"), str):
+        raise DeepSeekOpError("deepseek-request needs a string `baseUrl`")
+    url = wire.chat_url(op["baseUrl"])
     return {"request": {"method": "POST", "url": url, "headers": headers, "body": body}}
 
 
