@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .jsonvalues import same_json_text, strict_equal
+from .wire_compare import WIRE_COMPARISONS
 
 Json = Any
 
@@ -112,6 +113,9 @@ def compare(expected: Json, observed: Json) -> str | None:
             f"expected {_show(expected)}, got error {got.get('kind')!r}: "
             f"{got.get('message', '')}".rstrip(": ")
         )
+    for key, compare_wire in WIRE_COMPARISONS.items():
+        if key in expected:
+            return compare_wire(expected[key], observed)
     if "assembly" in expected:
         if "assembly" not in observed:
             return f"expected an assembly, got {_show(observed)}"

@@ -15,7 +15,14 @@ Json = Any
 PROTOCOL_VERSION: Final = 1
 
 #: Capabilities protocol version 1 knows. An implementation may list others; they are ignored.
-CAPABILITIES: Final = ("registry", "session")
+CAPABILITIES: Final = (
+    "registry",
+    "registry-1.1",
+    "async-providers",
+    "session",
+    "deepseek-wire",
+    "deepseek-http",
+)
 
 
 class ProtocolError(Exception):

@@ -28,6 +28,7 @@ from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
+from .harness_deepseek import DEEPSEEK_OPS, DeepSeekOpError, apply_deepseek_op
 from .harness_session import SESSION_OPS, SessionOps
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
@@ -35,8 +36,16 @@ from .render import join_context_sections, render_context_sections, render_promp
 PROTOCOL_VERSION: Final = 1
 #: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
-#: ``session``: the session log, the request header and the runtime-context projection.
-CAPABILITIES: Final = ("registry", "registry-1.1", "async-providers", "session")
+#: ``session``: the session log, the request header and the runtime-context projection;
+#: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
+CAPABILITIES: Final = (
+    "registry",
+    "registry-1.1",
+    "async-providers",
+    "session",
+    "deepseek-wire",
+    "deepseek-http",
+)
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -199,6 +208,11 @@ class _Scenario:
             return {"calls": list(self.received[op["id"]])}
         if name in SESSION_OPS:
             return self.session.apply(op)
+        if name in DEEPSEEK_OPS:
+            try:
+                return await apply_deepseek_op(op)
+            except DeepSeekOpError as error:
+                raise ScenarioError(str(error)) from error
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:

@@ -15,6 +15,7 @@ from typing import Final
 from reference import header, registry, render, runtime_context, tool_order
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
+from reference.deepseek import translate, wire
 from reference.harness import Driver
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
@@ -422,6 +423,78 @@ class NeverProposesTheClearedMarker(Driver):
         RuntimeContextProjection.project = forgetful  # type: ignore[method-assign]
 
 
+class NullContentForToolCalls(Driver):
+    """An assistant turn that only calls tools sends ``content: null``, as OpenAI's docs show."""
+
+    def __init__(self) -> None:
+        serialize = wire.wire_assistant
+
+        def with_null(content, where):  # type: ignore[no-untyped-def]
+            message = serialize(content, where)
+            if "tool_calls" in message and not message["content"]:
+                message["content"] = None
+            return message
+
+        wire.wire_assistant = with_null
+
+
+class NoStreamOptions(Driver):
+    """The body leaves out ``stream_options``, so the provider sends no usage."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def without(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            del body["stream_options"]
+            return body
+
+        wire.request_body = without
+
+
+class CacheDirectiveOnSystem(Driver):
+    """The system message carries an Anthropic-style ``cache_control`` directive."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def with_directive(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            for message in body["messages"]:
+                if message["role"] == "system":
+                    message["cache_control"] = {"type": "ephemeral"}
+            return body
+
+        wire.request_body = with_directive
+
+
+class UsageCountsCacheReadsAsInput(Driver):
+    """``inputTokens`` is ``prompt_tokens`` as is: cache reads are counted twice."""
+
+    def __init__(self) -> None:
+        usage_of = translate.map_usage
+
+        def overlapping(usage):  # type: ignore[no-untyped-def]
+            mapped = usage_of(usage)
+            mapped["inputTokens"] = usage["prompt_tokens"]
+            return mapped
+
+        translate.map_usage = overlapping
+
+
+class ToolResultsBeforeUserText(Driver):
+    """A user message's tool results are sent before its text (in block order)."""
+
+    def __init__(self) -> None:
+        serialize = wire.wire_user
+
+        def results_first(content, where):  # type: ignore[no-untyped-def]
+            messages = serialize(content, where)
+            return sorted(messages, key=lambda message: message["role"] != "tool")
+
+        wire.wire_user = results_first
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -450,4 +523,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
     "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
     "NeverProposesTheClearedMarker": "LOOP-RUNTIME-CONTEXT",
+    "NullContentForToolCalls": "PROMPT-DEEPSEEK-WIRE",
+    "NoStreamOptions": "PROMPT-DEEPSEEK-WIRE",
+    "CacheDirectiveOnSystem": "PROMPT-DEEPSEEK-WIRE",
+    "UsageCountsCacheReadsAsInput": "PROMPT-DEEPSEEK-WIRE",
+    "ToolResultsBeforeUserText": "PROMPT-DEEPSEEK-WIRE",
 }

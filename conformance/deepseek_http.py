@@ -1,0 +1,277 @@
+"""PROMPT-DEEPSEEK-WIRE over real HTTP: the ``deepseek-http`` cases (capability ``deepseek-http``).
+
+A case is a list of exchanges. For each, the implementation sends one request through its own
+HTTP adapter to the suite's loopback server (`conformance.loopback`), which answers with the
+scripted response and records what arrived. Two things are judged: the stream chunks the
+implementation observed (as for ``deepseek-stream``), and the recorded requests — `POST
+/chat/completions`, the three contractual headers, and the body parsed from the bytes that arrived,
+compared as a JSON value with key order. Expectations are worked out by hand from CONTRACTS.md.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .case import Case
+from .cases.deepseek import (
+    CALL,
+    CALL_WIRE,
+    FIRST,
+    KEY,
+    STOP,
+    WEATHER,
+    WEATHER_WIRE,
+    WIRE,
+    assistant,
+    body,
+    failed,
+    sse,
+    stream,
+    text,
+    tool_call,
+    tool_result,
+    user,
+    wire_request,
+)
+from .loopback import Recorded, Scripted
+from .wire_compare import compare_request
+
+Json = Any
+REQUIRES: Final = ("deepseek-http",)
+_ERROR_HEADERS: Final = (("content-type", "application/json"),)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request: what the implementation is asked to send, what the server answers, the body
+    that must arrive (``None``: nothing may be sent), and the stream it must observe."""
+
+    request: Json
+    response: Scripted
+    sent: Json | None
+    stream: Json
+    api_key: str = KEY
+
+
+@dataclass(frozen=True)
+class HttpCase:
+    id: str
+    why: str
+    exchanges: tuple[Exchange, ...]
+
+    def responses(self) -> list[Scripted]:
+        return [exchange.response for exchange in self.exchanges if exchange.sent is not None]
+
+    def case(self, base_url: str) -> Case:
+        """The protocol case, once the server's URL is known."""
+        ops = tuple(
+            {
+                "op": "deepseek-http",
+                "request": exchange.request,
+                "apiKey": exchange.api_key,
+                "baseUrl": base_url,
+                "expect": exchange.stream,
+            }
+            for exchange in self.exchanges
+        )
+        return Case(id=self.id, contracts=WIRE, why=self.why, ops=ops, requires=REQUIRES)
+
+    def sent_problems(self, recorded: list[Recorded]) -> list[str]:
+        """How the requests that reached the server differ from the expected ones."""
+        expected = [exchange.sent for exchange in self.exchanges if exchange.sent is not None]
+        if len(recorded) != len(expected):
+            return [f"expected {len(expected)} request(s) to reach the server, got {len(recorded)}"]
+        problems = []
+        for number, (want, got) in enumerate(zip(expected, recorded, strict=True), start=1):
+            try:
+                sent_body = json.loads(got.body)
+            except ValueError:
+                problems.append(f"request {number}: the body is not JSON: {got.body[:200]!r}")
+                continue
+            observed = {
+                "request": {
+                    "method": got.method,
+                    "url": got.path,
+                    "headers": got.headers,
+                    "body": sent_body,
+                }
+            }
+            problem = compare_request(want, observed)
+            if problem:
+                problems.append(f"request {number}: {problem}")
+        return problems
+
+
+def sent(expected_body: Json) -> Json:
+    return {
+        "method": "POST",
+        "url": "/chat/completions",
+        "headers": {
+            "authorization": f"Bearer {KEY}",
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+        },
+        "body": expected_body,
+    }
+
+
+def parts(data: bytes, size: int) -> tuple[bytes, ...]:
+    return tuple(data[i : i + size] for i in range(0, len(data), size))
+
+
+def streamed(data: bytes, size: int = 7) -> Scripted:
+    return Scripted(parts=parts(data, size))
+
+
+ASK: Final = user(text("Weather in Paris?"))
+CALLED: Final = assistant({"type": "reasoning", "text": "Check it."}, CALL)
+RESULT: Final = user(tool_result("call_1", text("Sunny, 22°C")))
+ANSWER: Final = assistant(text("Sunny, 22°C."))
+AGAIN: Final = user(text("Thanks. Again?"))
+ASK_WIRE: Final = {"role": "user", "content": "Weather in Paris?"}
+CALLED_WIRE: Final = {
+    "role": "assistant",
+    "content": "",
+    "reasoning_content": "Check it.",
+    "tool_calls": [CALL_WIRE],
+}
+RESULT_WIRE: Final = {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 22°C"}
+SYSTEM_WIRE: Final = {"role": "system", "content": "Be brief."}
+
+
+def _request(*messages: Json) -> Json:
+    return wire_request(*messages, system="Be brief.", tools=[WEATHER], maxTokens=256)
+
+
+def _body(*messages: Json) -> Json:
+    return body(SYSTEM_WIRE, *messages, tools=[WEATHER_WIRE], max_tokens=256)
+
+
+_CALL_STREAM: Final = sse(
+    FIRST,
+    '{"choices":[{"delta":{"content":null,"reasoning_content":"Check it."}}]}',
+    '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function",'
+    '"function":{"name":"get_weather","arguments":"{\\"city\\": "}}]}}]}',
+    '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"Paris\\"}"}}]}}]}',
+    '{"choices":[{"delta":{},"finish_reason":"tool_calls"}],'
+    '"usage":{"prompt_tokens":90,"completion_tokens":12,"prompt_cache_hit_tokens":0}}',
+    "[DONE]",
+    line_end="\r\n",
+)
+_ANSWER_STREAM: Final = sse(
+    '{"choices":[{"delta":{"content":"Sunny, 22°C."},"finish_reason":"stop"}],"usage":null}',
+    '{"choices":[],"usage":{"prompt_tokens":130,"completion_tokens":6,'
+    '"prompt_tokens_details":{"cached_tokens":64}}}',
+    "[DONE]",
+)
+_AGAIN_STREAM: Final = sse(
+    '{"choices":[{"delta":{"content":"Sunny, 22°C."},"finish_reason":"stop"}],'
+    '"usage":{"prompt_tokens":150,"completion_tokens":6,"prompt_cache_hit_tokens":128}}',
+    "[DONE]",
+)
+
+HTTP_CASES: list[HttpCase] = [
+    HttpCase(
+        "deepseek-http/tool-round-trip-and-follow-up",
+        "Over HTTP: `POST {base}/chat/completions` with `authorization: Bearer <key>`, "
+        "`content-type: application/json`, `accept: text/event-stream`; body keys in order; "
+        'assistant `content` `""` with `reasoning_content` and `tool_calls`, then the tool '
+        'result as `role: "tool"`; the stream (written in 7-byte parts, CRLF framing in the '
+        "first) gives the blocks, usage (`inputTokens` = `prompt_tokens` - cache reads: 130 - "
+        "64 = 66, 150 - 128 = 22) and finish.",
+        (
+            Exchange(
+                _request(ASK),
+                streamed(_CALL_STREAM),
+                sent(_body(ASK_WIRE)),
+                stream(
+                    [
+                        {"type": "reasoning", "text": "Check it."},
+                        tool_call("call_1", "get_weather", '{"city": "Paris"}'),
+                    ],
+                    {"kind": "tool-calls"},
+                    usage={"inputTokens": 90, "outputTokens": 12, "cacheReadTokens": 0},
+                ),
+            ),
+            Exchange(
+                _request(ASK, CALLED, RESULT),
+                streamed(_ANSWER_STREAM),
+                sent(_body(ASK_WIRE, CALLED_WIRE, RESULT_WIRE)),
+                stream(
+                    [text("Sunny, 22°C.")],
+                    STOP,
+                    usage={"inputTokens": 66, "outputTokens": 6, "cacheReadTokens": 64},
+                ),
+            ),
+            Exchange(
+                _request(ASK, CALLED, RESULT, ANSWER, AGAIN),
+                streamed(_AGAIN_STREAM, size=1),
+                sent(
+                    _body(
+                        ASK_WIRE,
+                        CALLED_WIRE,
+                        RESULT_WIRE,
+                        {"role": "assistant", "content": "Sunny, 22°C."},
+                        {"role": "user", "content": "Thanks. Again?"},
+                    )
+                ),
+                stream(
+                    [text("Sunny, 22°C.")],
+                    STOP,
+                    usage={"inputTokens": 22, "outputTokens": 6, "cacheReadTokens": 128},
+                ),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/error-responses",
+        "An HTTP error ends the stream with its failure: other 429 → `RATE_LIMIT` with "
+        "`Retry-After: 2` → `providerRetryAfterMs` 2000; 5xx → `SERVER`; an error body saying "
+        "the balance is insufficient → `QUOTA` (any status).",
+        (
+            Exchange(
+                _request(ASK),
+                Scripted(
+                    429,
+                    (*_ERROR_HEADERS, ("retry-after", "2")),
+                    (b'{"error":{"message":"slow down"}}',),
+                ),
+                sent(_body(ASK_WIRE)),
+                stream(
+                    [],
+                    {
+                        "kind": "error",
+                        "failure": {"code": "RATE_LIMIT", "providerRetryAfterMs": 2000},
+                    },
+                ),
+            ),
+            Exchange(
+                _request(ASK),
+                Scripted(502, (("content-type", "text/plain"),), (b"Bad Gateway",)),
+                sent(_body(ASK_WIRE)),
+                stream([], failed("SERVER")),
+            ),
+            Exchange(
+                _request(ASK),
+                Scripted(402, _ERROR_HEADERS, (b'{"error":{"message":"Insufficient Balance"}}',)),
+                sent(_body(ASK_WIRE)),
+                stream([], failed("QUOTA")),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/stream-closed",
+        "EOF without `[DONE]` → `STREAM_CLOSED`, also when the body ends right after a "
+        "`data:` payload.",
+        (
+            Exchange(
+                _request(ASK),
+                streamed(sse('{"choices":[]}')),
+                sent(_body(ASK_WIRE)),
+                stream([], failed("STREAM_CLOSED")),
+            ),
+        ),
+    ),
+]

@@ -1,0 +1,120 @@
+"""A scripted HTTP server on 127.0.0.1 for the ``deepseek-http`` capability.
+
+Each request the implementation sends is recorded (method, path, lower-cased headers, body bytes)
+and answered with the next scripted response: a status, headers, and a body written in the given
+parts, each flushed on its own, after which the connection closes (the body is delimited by the
+close, so a body without ``[DONE]`` ends cleanly). When the script is exhausted the answer is
+``500 mock script exhausted``, as the upstream's mock server does. The server binds 127.0.0.1 only
+and lives for one case.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Final
+
+#: The pause after each flushed part, so that the parts tend to arrive as separate reads.
+_PART_PAUSE_S: Final = 0.002
+
+
+@dataclass(frozen=True)
+class Scripted:
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
+    parts: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class _Script:
+    responses: list[Scripted]
+    recorded: list[Recorded] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, request: Recorded) -> Scripted:
+        with self.lock:
+            self.recorded.append(request)
+            if self.responses:
+                return self.responses.pop(0)
+        return Scripted(500, (("content-type", "text/plain"),), (b"mock script exhausted",))
+
+
+class LoopbackServer:
+    """``with LoopbackServer(responses) as server:`` serves at ``server.base_url``."""
+
+    def __init__(self, responses: list[Scripted]) -> None:
+        self._script = _Script(list(responses))
+        script = self._script
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                recorded = Recorded(
+                    self.command,
+                    self.path,
+                    {name.lower(): value for name, value in self.headers.items()},
+                    self._body(),
+                )
+                self._answer(script.take(recorded))
+
+            def _body(self) -> bytes:
+                if self.headers.get("transfer-encoding", "").lower() == "chunked":
+                    body = bytearray()
+                    while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                        body += self.rfile.read(size)
+                        self.rfile.readline()
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return bytes(body)
+                return self.rfile.read(int(self.headers.get("content-length") or 0))
+
+            def _answer(self, scripted: Scripted) -> None:
+                self.send_response(scripted.status)
+                for name, value in scripted.headers:
+                    self.send_header(name, value)
+                self.send_header("connection", "close")
+                self.end_headers()
+                for part in scripted.parts:
+                    self.wfile.write(part)
+                    self.wfile.flush()
+                    time.sleep(_PART_PAUSE_S)
+                self.close_connection = True
+
+            def log_message(self, format: str, *args: object) -> None:
+                """Quiet: the suite reports what it recorded, not an access log."""
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def recorded(self) -> list[Recorded]:
+        with self._script.lock:
+            return list(self._script.recorded)
+
+    def __enter__(self) -> LoopbackServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)

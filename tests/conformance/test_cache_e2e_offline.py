@@ -1,0 +1,93 @@
+"""The key-gated PROMPT-CACHE-E2E test, run offline against scripted responses.
+
+The live test only runs with a real key, so its checks are exercised here against respx: it
+passes when every request after the first reports cache reads, and fails when one does not, or
+when the hit and miss counts do not add up to ``prompt_tokens``. Its skip reasons are checked too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from conformance import test_cache_e2e as e2e
+from conformance.transport import load_implementation
+
+Json = Any
+BASE = "https://deepseek.test"
+
+
+def sse(*payloads: str) -> bytes:
+    return "".join(f"data: {payload}\n\n" for payload in payloads).encode()
+
+
+def usage(prompt: int, hit: int) -> str:
+    return (
+        f'"usage":{{"prompt_tokens":{prompt},"completion_tokens":5,'
+        f'"prompt_cache_hit_tokens":{hit},"prompt_cache_miss_tokens":{prompt - hit}}}'
+    )
+
+
+def responses(second_hit: int = 128, second_miss_delta: int = 0) -> list[httpx.Response]:
+    call = (
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c0","type":"function","function":'
+        '{"name":"lookup","arguments":"{\\"key\\":\\"deploy-color\\"}"}}]},'
+        '"finish_reason":"tool_calls"}],' + usage(300, 0) + "}"
+    )
+    second = usage(340, second_hit).replace(
+        f'"prompt_cache_miss_tokens":{340 - second_hit}',
+        f'"prompt_cache_miss_tokens":{340 - second_hit + second_miss_delta}',
+    )
+    answer = '{"choices":[{"delta":{"content":"It is azure-falcon-42."},"finish_reason":"stop"}],'
+    bodies = [sse(call, "[DONE]"), sse(answer + second + "}", "[DONE]")]
+    bodies.append(sse(answer + usage(360, 320) + "}", "[DONE]"))
+    return [httpx.Response(200, content=body) for body in bodies]
+
+
+@pytest.fixture
+def live(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-offline-fake")
+    monkeypatch.setenv("DEEPSEEK_BASE_URL", BASE)
+
+
+def run_e2e(scripted: list[httpx.Response]) -> None:
+    with respx.mock() as router:
+        router.post(f"{BASE}/chat/completions").mock(side_effect=scripted)
+        e2e.test_every_request_after_the_first_reads_the_cache(load_implementation("reference"))
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_passes_when_every_later_request_reads_the_cache() -> None:
+    run_e2e(responses())
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_without_cache_reads() -> None:
+    with pytest.raises(AssertionError, match="request 2 read nothing from the cache"):
+        run_e2e(responses(second_hit=0))
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_when_hit_and_miss_do_not_add_up() -> None:
+    with pytest.raises(AssertionError, match="prompt_cache_miss_tokens"):
+        run_e2e(responses(second_miss_delta=1))
+
+
+def test_skip_reasons(monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = load_implementation("reference")
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    assert "set DEEPSEEK_API_KEY" in str(e2e._skip_reason(reference))
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-offline-fake")
+    monkeypatch.setenv("CI", "true")
+    assert "never run in CI" in str(e2e._skip_reason(reference))
+    monkeypatch.delenv("CI")
+    assert e2e._skip_reason(reference) is None
+    other = load_implementation("dsh-reference-harness")
+    try:
+        assert str(e2e._skip_reason(other)).startswith("not applicable:")
+    finally:
+        other.close()

@@ -1,0 +1,68 @@
+"""The ``deepseek-wire`` comparisons reject what the contract rejects, and only that."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.wire_compare import compare_failure, compare_stream, ordered_difference
+
+Json = Any
+TEXT = {"type": "text", "text": "ab"}
+GOOD = [
+    {"type": "block-start", "index": 0, "blockType": "text"},
+    {"type": "text-delta", "index": 0, "text": "a"},
+    {"type": "text-delta", "index": 0, "text": "b"},
+    {"type": "block-end", "index": 0, "block": TEXT},
+    {"type": "usage", "usage": {"inputTokens": 1, "outputTokens": 2}},
+    {"type": "finish", "reason": {"kind": "stop"}},
+]
+EXPECTED = {
+    "blocks": [TEXT],
+    "usage": {"inputTokens": 1, "outputTokens": 2},
+    "finish": {"kind": "stop"},
+}
+
+
+def test_key_order_numbers_and_booleans() -> None:
+    assert ordered_difference({"a": 1, "b": [1.0]}, {"a": 1.0, "b": [1]}, "body") is None
+    assert "in this order" in str(ordered_difference({"a": 1, "b": 2}, {"b": 2, "a": 1}, "body"))
+    assert ordered_difference({"s": True}, {"s": 1}, "body") == "body.s: expected true, got 1"
+    assert ordered_difference({"c": ""}, {"c": None}, "body") == 'body.c: expected "", got null'
+
+
+def test_a_well_formed_stream_passes_whatever_its_delta_cuts() -> None:
+    assert compare_stream(EXPECTED, {"chunks": GOOD}) is None
+    merged = [*GOOD[:1], {"type": "text-delta", "index": 0, "text": "ab"}, *GOOD[3:]]
+    assert compare_stream(EXPECTED, {"chunks": merged}) is None
+
+
+@pytest.mark.parametrize(
+    ("chunks", "problem"),
+    [
+        (GOOD[:-1], "exactly one finish"),
+        ([*GOOD, GOOD[-1]], "exactly one finish"),
+        ([GOOD[1], GOOD[0], *GOOD[2:]], "not open"),
+        ([*GOOD[:2], *GOOD[3:]], "deltas add up"),
+        ([*GOOD[:3], GOOD[4], GOOD[3], GOOD[5]], "usage chunk came before a block-end"),
+        ([*GOOD[:4], GOOD[4], GOOD[4], GOOD[5]], "usage chunks"),
+        ([*GOOD[:4], GOOD[5]], "usage chunks"),
+        ([*GOOD[:5], {"type": "finish", "reason": {"kind": "max-tokens"}}], "finish"),
+    ],
+    ids=["no-finish", "two-finishes", "delta-before-start", "lost-delta", "usage-first",
+         "two-usages", "no-usage", "wrong-finish"],
+)  # fmt: skip
+def test_stream_rules_can_fail(chunks: list[Json], problem: str) -> None:
+    assert problem in str(compare_stream(EXPECTED, {"chunks": chunks}))
+
+
+def test_failures_compare_code_and_retry_after_only() -> None:
+    got = {"failure": {"message": "anything", "code": "RATE_LIMIT", "status": 429}}
+    assert compare_failure({"code": "RATE_LIMIT"}, got) is None
+    assert "code" in str(compare_failure({"code": "SERVER"}, got))
+    assert "providerRetryAfterMs" in str(
+        compare_failure({"code": "RATE_LIMIT", "providerRetryAfterMs": 2000}, got)
+    )
+    with_retry = {"failure": {**got["failure"], "providerRetryAfterMs": 1}}
+    assert "providerRetryAfterMs" in str(compare_failure({"code": "RATE_LIMIT"}, with_retry))
