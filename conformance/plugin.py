@@ -45,7 +45,7 @@ from hypothesis import HealthCheck, settings
 
 from .case import CONTRACT_IDS
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
-from .protocol import PROTOCOL_VERSION, ProtocolError
+from .protocol import PROTOCOL_VERSION
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
 from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
 
@@ -417,8 +417,11 @@ def _count_error(config: pytest.Config, state: _State, impl: Implementation) -> 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """What pytest cannot see decides too: late errors, ``--fail-on-skip``, a stale baseline."""
     state = session.config.stash.get(_STATE, None)
-    if state is None or not state.report.collected:
+    if state is None or not state.report.collected or session.config.option.collectonly:
         return
+    for impl in state.implementations.values():
+        impl.close()  # what it prints on its way out may still be blamed on its last case
+        _record_late_errors(state, impl)
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
@@ -442,13 +445,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _describe_implementations(state: _State) -> None:
     for label, impl in state.implementations.items():
-        if impl.stopped is not None and label not in state.report.implementations:
+        handshake = impl.known_handshake
+        if handshake is not None:
+            description = handshake.describe()
+        elif impl.stopped is not None:
             description = f"stopped: {impl.stopped}"
         else:
-            try:
-                description = impl.handshake().describe()
-            except ProtocolError as error:
-                description = f"no handshake: {error}"
+            description = "not started"
         state.report.implementations[label] = ImplementationInfo(label, description)
 
 

@@ -100,7 +100,13 @@ class Implementation(ABC):
         """Send one case; never raises because of what the implementation did."""
 
     @abstractmethod
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Stop the implementation (it may be called again: nothing more happens then)."""
+
+    @property
+    def known_handshake(self) -> Handshake | None:
+        """The last ``started`` answer, without starting anything."""
+        return self._handshake
 
 
 class TransportFailure(ProtocolError):
@@ -132,6 +138,7 @@ class InProcess(Implementation):
         if not callable(getattr(driver, "handle", None)):
             raise TypeError(f"{label}: {driver!r} has no handle(message) method")
         self._driver = driver
+        self._closed = False
 
     def _call(self, message: Json) -> Json:
         """The driver's answer; raises `TimeoutError`, or whatever ``handle`` raised."""
@@ -207,6 +214,9 @@ class InProcess(Implementation):
             return Outcome.errored(f"handle() raised {type(error).__name__}: {error}")
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         # A driver that fails to stop, or hangs doing it, has nothing left to tell the suite.
         with contextlib.suppress(Exception):
             self._call(STOP_MESSAGE)
@@ -353,9 +363,13 @@ class Subprocess(Implementation):
         return child.kill() if child is not None else ""
 
     def close(self) -> None:
+        """Stop the process; a line it printed after its last answer is blamed on that case."""
         child, self._child = self._child, None
         if child is not None:
             child.stop()
+            extra = child.leftovers()
+            if extra:
+                self._blame_previous(_show(extra[0]))
 
 
 @dataclass(frozen=True)
@@ -395,7 +409,9 @@ class _Child:
         self._ready: collections.deque[Line] = collections.deque()
         self._ended = False
         self.stderr = _Tail()
-        _start_reader(self.process.stdout.fileno(), _LineSplitter(self._chunks.put).feed)
+        self.stdout_reader = _start_reader(
+            self.process.stdout.fileno(), _LineSplitter(self._chunks.put).feed
+        )
         self.stderr_reader = _start_reader(self.process.stderr.fileno(), self.stderr.feed)
 
     def running(self) -> bool:
@@ -440,7 +456,8 @@ class _Child:
         _kill_group(self.process)
         self.process.wait()
         _LIVE.discard(self)
-        # Everything it wrote before dying, once the reader has drained the pipe.
+        # Everything it wrote before dying, once the readers have drained the pipes.
+        self.stdout_reader.join(timeout=_EXIT_GRACE)
         self.stderr_reader.join(timeout=_EXIT_GRACE)
         return self.stderr.text()
 

@@ -16,6 +16,10 @@ from .render import (
 )
 from .tool_order import UNLISTED_TOOLS, code_unit_key, order_tools
 
+#: The distribution's version, read by hatchling at build time (pyproject.toml,
+#: ``[tool.hatch.version]``), so that a harness need not import `importlib.metadata` to say it.
+__version__ = "0.1.0"
+
 __all__ = [
     "ERROR_KINDS",
     "UNLISTED_TOOLS",
@@ -32,6 +36,7 @@ __all__ = [
     "Scope",
     "ToolContribution",
     "ToolSchema",
+    "__version__",
     "code_unit_key",
     "interpolate",
     "join_context_sections",
