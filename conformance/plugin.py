@@ -28,10 +28,8 @@ implementation. The terminal summary prints the table of `conformance.report`.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
-import math
 import os
 import re
 import threading
@@ -45,9 +43,10 @@ from hypothesis import HealthCheck, settings
 
 from .case import CONTRACT_IDS
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .options import OPTIONS
 from .protocol import PROTOCOL_VERSION
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
-from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
+from .transport import Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey["_Watch"]()
@@ -103,90 +102,6 @@ class Baseline:
             self.matched.add(key)
             reason = f"stale baseline entry: expected to fail (listed in {self.path}), but passed"
             item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
-
-
-def _seconds(text: str) -> float:
-    """``--case-timeout``: a positive, finite number of seconds (``nan`` would never expire)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
-    return value
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
-    return int(text)
-
-
-#: The suite's options, one table for pytest (`pytest_addoption`) and for ``dsh-conformance
-#: --help`` (`conformance.runner`), which lists them before pytest's own.
-OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
-    (
-        "--impl",
-        {
-            "action": "append",
-            "default": [],
-            "metavar": "SPEC",
-            "help": "implementation under test: 'reference', 'module:attr', or a command line "
-            "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable: a comparison)",
-        },
-    ),
-    (
-        "--case-timeout",
-        {
-            "type": _seconds,
-            "default": DEFAULT_TIMEOUT,
-            "metavar": "SECONDS",
-            "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
-        },
-    ),
-    (
-        "--contract",
-        {
-            "action": "append",
-            "default": [],
-            "metavar": "ID",
-            "help": "run only conformance tests tagged with this contract ID (repeatable)",
-        },
-    ),
-    (
-        "--max-errors",
-        {
-            "type": _count,
-            "metavar": "N",
-            "help": "stop sending cases to an implementation after N errored tests",
-        },
-    ),
-    (
-        "--fail-on-skip",
-        {
-            "action": "store_true",
-            "help": "fail the run if a selected test did not run (skipped, not applicable, "
-            "not reached)",
-        },
-    ),
-    ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
-    (
-        "--expected-failures",
-        {
-            "metavar": "PATH",
-            "help": "baseline of tests expected to fail (one per line); a listed test that "
-            "passes fails the run",
-        },
-    ),
-    (
-        "--write-expected-failures",
-        {
-            "metavar": "PATH",
-            "help": "write the tests that failed or errored as a baseline; with several --impl, "
-            "PATH must contain {impl} (replaced by each label, made file-name safe)",
-        },
-    ),
-)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
