@@ -20,9 +20,9 @@ import pytest
 from conformance import scenario as s
 from conformance.case import Case
 from conformance.execute import ImplementationErrored, check
+from conformance.process import MAX_LINE_BYTES
 from conformance.protocol import Outcome, ProtocolError
 from conformance.transport import (
-    MAX_LINE_BYTES,
     Implementation,
     InProcess,
     Subprocess,
