@@ -259,7 +259,9 @@ def _record_late_errors(state: _State, impl: Implementation) -> None:
     for late in impl.late_errors:
         contracts = state.report.collected.get((impl.label, late.owner), ())
         state.report.record(Result(late.owner, impl.label, contracts, "errored", late.message))
-        state.verdicts.append(f"{impl.label}: {late.owner} errored after it had passed")
+        state.verdicts.append(
+            f"{impl.label}: {late.owner} answered with more than one line (found after it ended)"
+        )
     impl.late_errors.clear()
 
 

@@ -256,7 +256,7 @@ def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> N
     # Every 5th run answers twice: the 5th, 10th, ... tests, never the one after them.
     assert status == 1, output
     assert errored == sorted(order[4::5][: len(errored)]) and errored, (errored, order)
-    assert "errored after it had passed" in output
+    assert "answered with more than one line (found after it ended)" in output
 
 
 def test_a_failure_shows_where_the_values_differ_once(tmp_path: Path) -> None:
