@@ -1,7 +1,7 @@
 """The suite's command-line options, in one table: pytest's and ``dsh-conformance --help``'s.
 
-Kept apart from `conformance.plugin` so that the CLI can show its help (and ``smoke`` parse its
-timeout) without importing pytest.
+Kept apart from `conformance.plugin` and the transports so that the CLI can show its help (and
+``smoke`` parse its timeout) with nothing but the standard library.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import argparse
 import math
 from typing import Any, Final
 
-from .transport import DEFAULT_TIMEOUT
+#: The longest one case may take unless ``--case-timeout`` says otherwise, in seconds.
+DEFAULT_TIMEOUT: Final = 10.0
 
 
 def seconds(text: str) -> float:

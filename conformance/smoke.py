@@ -15,9 +15,9 @@ from typing import TextIO
 from .case import mismatches
 from .cases import all_cases
 from .execute import failure_message, format_context
-from .options import seconds
+from .options import DEFAULT_TIMEOUT, seconds
 from .protocol import ProtocolError
-from .transport import DEFAULT_TIMEOUT, load_implementation
+from .transport import load_implementation
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:

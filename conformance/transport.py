@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
 
+from .options import DEFAULT_TIMEOUT
 from .process import MAX_LINE_BYTES, SHOWN_CHARS, Child, Overlong, show
 from .protocol import (
     STOP_MESSAGE,
@@ -41,7 +42,6 @@ from .protocol import (
 from .validate import check_answer, cut
 
 Json = Any
-DEFAULT_TIMEOUT: Final = 10.0
 _MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 

@@ -93,9 +93,9 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
     assert process.returncode == 0
 
 
-def test_help_needs_no_pytest() -> None:
+def test_help_and_version_need_no_extra() -> None:
     program = (
-        "import sys; sys.modules['pytest'] = None; "
+        "import sys; sys.modules['pytest'] = sys.modules['jsonschema'] = None; "
         "from conformance.runner import main; sys.exit(main(['--help']))"
     )
     completed = subprocess.run(
