@@ -21,6 +21,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
@@ -37,6 +38,8 @@ SHOWN_CHARS: Final = 2000
 _STDERR_TAIL_LINES: Final = 40
 _STDERR_LINE_BYTES: Final = 2000
 _READ_CHUNK: Final = 65536
+#: Reads (of up to `_READ_CHUNK` bytes, or one long line) queued before the reader waits.
+_QUEUED_READS: Final = 16
 _EXIT_GRACE: Final = 2.0
 _POSIX: Final = os.name == "posix"
 
@@ -74,7 +77,9 @@ class Child:
         _LIVE.add(self)
         _install_cleanup()
         assert self.process.stdout is not None and self.process.stderr is not None
-        self._chunks: queue.Queue[list[Line] | None] = queue.Queue()
+        # Bounded: a harness flooding stdout between answers blocks on its pipe instead of
+        # filling the suite's memory.
+        self._chunks: queue.Queue[list[Line] | None] = queue.Queue(maxsize=_QUEUED_READS)
         self._ready: collections.deque[Line] = collections.deque()
         self._ended = False
         self.stderr = _Tail()
@@ -106,14 +111,17 @@ class Child:
 
     def leftovers(self) -> list[Line]:
         """Lines already received and not yet read (nothing should be there between answers)."""
+        self._drain()
+        lines = list(self._ready)
+        self._ready.clear()
+        return lines
+
+    def _drain(self) -> None:
         while not self._ended:
             try:
                 self._take(self._chunks.get_nowait())
             except queue.Empty:
-                break
-        lines = list(self._ready)
-        self._ready.clear()
-        return lines
+                return
 
     def _take(self, chunk: list[Line] | None) -> None:
         if chunk is None:
@@ -125,8 +133,12 @@ class Child:
         _kill_group(self.process)
         self.process.wait()
         _LIVE.discard(self)
-        # Everything it wrote before dying, once the readers have drained the pipes.
-        self.stdout_reader.join(timeout=_EXIT_GRACE)
+        # Everything it wrote before dying, once the readers have drained the pipes (the stdout
+        # reader may be waiting for room in the queue: make it).
+        deadline = time.monotonic() + _EXIT_GRACE
+        while self.stdout_reader.is_alive() and time.monotonic() < deadline:
+            self._drain()
+            self.stdout_reader.join(timeout=0.01)
         self.stderr_reader.join(timeout=_EXIT_GRACE)
         return self.stderr.text()
 

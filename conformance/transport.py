@@ -273,12 +273,15 @@ class Subprocess(Implementation):
             return Outcome.errored(str(error), **error.context)
 
     def _blame_leftovers(self) -> None:
-        """Lines that arrived after the previous answer belong to the previous case."""
+        """Lines that arrived after the previous answer belong to the previous case; a process
+        that printed them is out of step, so the next case gets a fresh one."""
         child = self._child
         assert child is not None
         extra = child.leftovers()
         if extra:
             self._blame_previous(show(extra[0]))
+            self._kill()
+            self.handshake()
 
     def _is_late(self, answer: Json, case_id: str) -> bool:
         """Whether ``answer`` is a second answer to the previous case (then it is blamed)."""
