@@ -43,6 +43,7 @@ AT_RUN = [
     ("huge-stderr", "more bytes of this line cut"),
     ("double", "with more than one line"),
     ("late-double", "with more than one line"),
+    ("flood", "with more than one line"),
     ("wrong-case", "some/other-case"),
     ("extra-field", "Additional properties are not allowed ('extra'"),
     ("errored-without-case", "'case' is a required property"),
