@@ -114,9 +114,11 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     """Write every example case as ``DIR/<id>.json`` and an ``index.json``; how many."""
     chosen = cases(contracts)
     directory.mkdir(parents=True, exist_ok=True)
-    index = []
+    index: list[dict[str, Json]] = []
     for case in chosen:
         name = re.sub(r"[^\w.-]+", "__", case.id) + ".json"
+        if any(entry["file"] == name for entry in index):
+            raise ValueError(f"case {case.id!r} would overwrite {name}")
         document = {
             **_summary(case),
             "run": run_message(case.id, case.scenario()),

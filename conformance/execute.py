@@ -85,6 +85,7 @@ def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> Non
 
 def _handshake(impl: Implementation) -> Handshake:
     __tracebackhide__ = True
+    impl.running = ("(the start handshake)", time.monotonic())
     try:
         return impl.handshake()
     except ProtocolError as error:
@@ -93,6 +94,8 @@ def _handshake(impl: Implementation) -> Handshake:
         details = "\n" + format_context(context) if context else ""
         impl.latched_error = ImplementationErrored(f"handshake failed: {error}{details}")
         raise impl.latched_error from None
+    finally:
+        impl.running = None
 
 
 def failure_message(case: Case, observations: list[Json], problems: list[str]) -> str:

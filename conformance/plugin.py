@@ -6,21 +6,8 @@ it touches only the suite's own tests (the modules inside the `conformance` pack
 project's fixture named ``impl``, its Hypothesis profile and its tests under ``--contract`` are
 left alone.
 
-Options (``dsh-conformance --help`` lists them first):
-
-- ``--impl SPEC`` (repeatable): ``reference``, ``module:attr`` (an in-process object or class with
-  ``handle(message)``), or a command line for the subprocess transport. Without it, the ini
-  option ``conformance_impls`` is used (default: ``reference``).
-- ``--case-timeout SECONDS``: the longest one case may take (default 10).
-- ``--contract ID`` (repeatable): run only the suite's tests tagged with one of these IDs.
-- ``--max-errors N``: stop sending cases to an implementation after N errored tests.
-- ``--fail-on-skip``: fail the run if a selected test did not run (skipped, not applicable, not
-  reached).
-- ``--conformance-json PATH``: write the report as JSON.
-- ``--expected-failures PATH``: a baseline. Each line names a test as the report does (for
-  example ``test_example[registry/duplicate-section-same-layer]``; ``#`` starts a comment). A
-  listed test that fails or errors counts as an expected failure and does not fail the run; a
-  listed test that passes fails the run, so the baseline never goes stale.
+Its options are in `conformance.options` (``dsh-conformance --help`` lists them). Without
+``--impl``, the ini option ``conformance_impls`` names the implementations (default: ``reference``).
 
 Tests take the ``impl`` fixture and carry ``@pytest.mark.contract(...)``; each runs once per
 implementation. The terminal summary prints the table of `conformance.report`.
@@ -28,14 +15,9 @@ implementation. The terminal summary prints the table of `conformance.report`.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import functools
-import math
 import os
 import re
-import threading
-import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
@@ -45,15 +27,15 @@ from hypothesis import HealthCheck, settings
 
 from .case import CONTRACT_IDS
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
-from .protocol import PROTOCOL_VERSION, ProtocolError
+from .options import OPTIONS
+from .progress import Watch
+from .protocol import PROTOCOL_VERSION
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
-from .transport import DEFAULT_TIMEOUT, Implementation, load_implementation
+from .transport import Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
-_WATCH = pytest.StashKey["_Watch"]()
+_WATCH = pytest.StashKey[Watch]()
 _PACKAGE: Final = Path(__file__).resolve().parent
-#: After this long, the running case is named on the terminal (see `_Watch`).
-_SLOW: Final = 2.0
 
 #: The suite's Hypothesis settings, applied to the suite's property tests only (never loaded as a
 #: global profile): deterministic under CI, and no deadline (a subprocess answers in its own time).
@@ -105,90 +87,6 @@ class Baseline:
             item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
 
 
-def _seconds(text: str) -> float:
-    """``--case-timeout``: a positive, finite number of seconds (``nan`` would never expire)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
-    return value
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
-    return int(text)
-
-
-#: The suite's options, one table for pytest (`pytest_addoption`) and for ``dsh-conformance
-#: --help`` (`conformance.runner`), which lists them before pytest's own.
-OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
-    (
-        "--impl",
-        {
-            "action": "append",
-            "default": [],
-            "metavar": "SPEC",
-            "help": "implementation under test: 'reference', 'module:attr', or a command line "
-            "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable: a comparison)",
-        },
-    ),
-    (
-        "--case-timeout",
-        {
-            "type": _seconds,
-            "default": DEFAULT_TIMEOUT,
-            "metavar": "SECONDS",
-            "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
-        },
-    ),
-    (
-        "--contract",
-        {
-            "action": "append",
-            "default": [],
-            "metavar": "ID",
-            "help": "run only conformance tests tagged with this contract ID (repeatable)",
-        },
-    ),
-    (
-        "--max-errors",
-        {
-            "type": _count,
-            "metavar": "N",
-            "help": "stop sending cases to an implementation after N errored tests",
-        },
-    ),
-    (
-        "--fail-on-skip",
-        {
-            "action": "store_true",
-            "help": "fail the run if a selected test did not run (skipped, not applicable, "
-            "not reached)",
-        },
-    ),
-    ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
-    (
-        "--expected-failures",
-        {
-            "metavar": "PATH",
-            "help": "baseline of tests expected to fail (one per line); a listed test that "
-            "passes fails the run",
-        },
-    ),
-    (
-        "--write-expected-failures",
-        {
-            "metavar": "PATH",
-            "help": "write the tests that failed or errored as a baseline; with several --impl, "
-            "PATH must contain {impl} (replaced by each label, made file-name safe)",
-        },
-    ),
-)
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dsh-conformance", "DSH prompt-assembly conformance")
     for flag, settings_ in OPTIONS:
@@ -233,48 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = _State(
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
-    config.stash[_WATCH] = _Watch(config, list(implementations.values()))
-
-
-class _Watch:
-    """Names a case that has been running a while (a hang otherwise shows as a silent dot).
-
-    A daemon thread looks twice a second; a case past `_SLOW` seconds is announced once, with
-    pytest's output capture suspended so that the line reaches the terminal.
-    """
-
-    def __init__(self, config: pytest.Config, implementations: list[Implementation]) -> None:
-        self._config = config
-        self._implementations = implementations
-        self._announced: set[tuple[str, str, float]] = set()
-        self._stop = threading.Event()
-        threading.Thread(target=self._loop, daemon=True, name="dsh-watch").start()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(0.5):
-            for impl in self._implementations:
-                running = impl.running
-                if running is None or time.monotonic() - running[1] < _SLOW:
-                    continue
-                key = (impl.label, *running)
-                if key not in self._announced:
-                    self._announced.add(key)
-                    self._say(
-                        f"still waiting for {impl.label} on case {running[0]} "
-                        f"(over {_SLOW:g} s; the timeout is {impl.timeout:g} s)"
-                    )
-
-    def _say(self, line: str) -> None:
-        reporter = self._config.pluginmanager.get_plugin("terminalreporter")
-        capture = self._config.pluginmanager.get_plugin("capturemanager")
-        if reporter is None:
-            return
-        suspended = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
-        with suspended:
-            reporter.write_line(f"\n[dsh-conformance] {line}")
-
-    def stop(self) -> None:
-        self._stop.set()
+    config.stash[_WATCH] = Watch(config, list(implementations.values()))
 
 
 def _check_output_path(config: pytest.Config, option: str) -> None:
@@ -402,7 +259,9 @@ def _record_late_errors(state: _State, impl: Implementation) -> None:
     for late in impl.late_errors:
         contracts = state.report.collected.get((impl.label, late.owner), ())
         state.report.record(Result(late.owner, impl.label, contracts, "errored", late.message))
-        state.verdicts.append(f"{impl.label}: {late.owner} errored after it had passed")
+        state.verdicts.append(
+            f"{impl.label}: {late.owner} answered with more than one line (found after it ended)"
+        )
     impl.late_errors.clear()
 
 
@@ -417,8 +276,11 @@ def _count_error(config: pytest.Config, state: _State, impl: Implementation) -> 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """What pytest cannot see decides too: late errors, ``--fail-on-skip``, a stale baseline."""
     state = session.config.stash.get(_STATE, None)
-    if state is None or not state.report.collected:
+    if state is None or not state.report.collected or session.config.option.collectonly:
         return
+    for impl in state.implementations.values():
+        impl.close()  # what it prints on its way out may still be blamed on its last case
+        _record_late_errors(state, impl)
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
@@ -442,13 +304,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _describe_implementations(state: _State) -> None:
     for label, impl in state.implementations.items():
-        if impl.stopped is not None and label not in state.report.implementations:
+        handshake = impl.known_handshake
+        if handshake is not None:
+            description = handshake.describe()
+        elif impl.stopped is not None:
             description = f"stopped: {impl.stopped}"
         else:
-            try:
-                description = impl.handshake().describe()
-            except ProtocolError as error:
-                description = f"no handshake: {error}"
+            description = "not started"
         state.report.implementations[label] = ImplementationInfo(label, description)
 
 

@@ -109,7 +109,7 @@ def version() -> str:
 
 def print_help() -> int:
     """The suite's own options first; pytest's are one flag away (``--help-pytest``)."""
-    from .plugin import OPTIONS
+    from .options import OPTIONS
 
     parser = argparse.ArgumentParser(
         prog="dsh-conformance",

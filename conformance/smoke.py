@@ -15,8 +15,9 @@ from typing import TextIO
 from .case import mismatches
 from .cases import all_cases
 from .execute import failure_message, format_context
+from .options import DEFAULT_TIMEOUT, seconds
 from .protocol import ProtocolError
-from .transport import DEFAULT_TIMEOUT, load_implementation
+from .transport import load_implementation
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:
@@ -25,7 +26,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
         description="Start one implementation, check its handshake, run one small case.",
     )
     parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
-    parser.add_argument("--case-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     args = parser.parse_args(argv)
     return smoke(args.impl, args.case_timeout, out or sys.stdout)
 

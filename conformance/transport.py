@@ -6,15 +6,11 @@ swamp the run: a crash, a hang past the per-case timeout, an over-long line, or 
 a protocol message becomes an ``errored`` `Outcome` carrying what the implementation printed (cut
 to a bounded size, saying what was cut), and the next case gets a fresh start.
 
-A subprocess runs in its own process group (session): killing it kills whatever it started too
-(``sh -c``, ``npm``, ``npx`` wrappers), on a timeout, a restart, the end of the run, and when the
-suite itself is terminated (SIGTERM, SIGHUP, or interpreter exit).
+A subprocess runs in a process group of its own, with bounded pipes (`conformance.process`).
 """
 
 from __future__ import annotations
 
-import atexit
-import collections
 import contextlib
 import importlib
 import json
@@ -24,7 +20,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 from abc import ABC, abstractmethod
@@ -32,6 +27,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
 
+from .options import DEFAULT_TIMEOUT
+from .process import MAX_LINE_BYTES, SHOWN_CHARS, Child, Overlong, show
 from .protocol import (
     STOP_MESSAGE,
     Handshake,
@@ -45,18 +42,7 @@ from .protocol import (
 from .validate import check_answer, cut
 
 Json = Any
-DEFAULT_TIMEOUT: Final = 10.0
 _MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_EXIT_GRACE: Final = 2.0
-#: The longest answer line the suite reads; a longer one is a protocol error of that case.
-MAX_LINE_BYTES: Final = 8 * 1024 * 1024
-#: How much of an offending stdout line a report shows.
-_SHOWN_CHARS: Final = 2000
-#: Standard error kept per process: the last lines, each cut to a width.
-_STDERR_TAIL_LINES: Final = 40
-_STDERR_LINE_BYTES: Final = 2000
-_READ_CHUNK: Final = 65536
-_POSIX: Final = os.name == "posix"
 
 
 @dataclass(frozen=True)
@@ -100,7 +86,13 @@ class Implementation(ABC):
         """Send one case; never raises because of what the implementation did."""
 
     @abstractmethod
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Stop the implementation (it may be called again: nothing more happens then)."""
+
+    @property
+    def known_handshake(self) -> Handshake | None:
+        """The last ``started`` answer, without starting anything."""
+        return self._handshake
 
 
 class TransportFailure(ProtocolError):
@@ -132,6 +124,7 @@ class InProcess(Implementation):
         if not callable(getattr(driver, "handle", None)):
             raise TypeError(f"{label}: {driver!r} has no handle(message) method")
         self._driver = driver
+        self._closed = False
 
     def _call(self, message: Json) -> Json:
         """The driver's answer; raises `TimeoutError`, or whatever ``handle`` raised."""
@@ -207,6 +200,9 @@ class InProcess(Implementation):
             return Outcome.errored(f"handle() raised {type(error).__name__}: {error}")
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         # A driver that fails to stop, or hangs doing it, has nothing left to tell the suite.
         with contextlib.suppress(Exception):
             self._call(STOP_MESSAGE)
@@ -226,7 +222,7 @@ class Subprocess(Implementation):
     def __init__(self, argv: list[str], label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         super().__init__(label, timeout)
         self.argv = argv
-        self._child: _Child | None = None
+        self._child: Child | None = None
         self._last_case: tuple[Any, str] | None = None
 
     def handshake(self) -> Handshake:
@@ -239,7 +235,7 @@ class Subprocess(Implementation):
             assert self._handshake is not None
             return self._handshake
         self._kill()
-        self._child = _Child(self.argv)
+        self._child = Child(self.argv)
         try:
             answer = self._request(start_message(), "start")
             handshake = parse_handshake(answer)
@@ -269,7 +265,7 @@ class Subprocess(Implementation):
             if extra:
                 raise TransportFailure(
                     f"answered 'run' of {case_id!r} with more than one line",
-                    stdout=_show(extra[0]),
+                    stdout=show(extra[0]),
                 )
             return outcome
         except ProtocolError as failure:
@@ -277,12 +273,15 @@ class Subprocess(Implementation):
             return Outcome.errored(str(error), **error.context)
 
     def _blame_leftovers(self) -> None:
-        """Lines that arrived after the previous answer belong to the previous case."""
+        """Lines that arrived after the previous answer belong to the previous case; a process
+        that printed them is out of step, so the next case gets a fresh one."""
         child = self._child
         assert child is not None
         extra = child.leftovers()
         if extra:
-            self._blame_previous(_show(extra[0]))
+            self._blame_previous(show(extra[0]))
+            self._kill()
+            self.handshake()
 
     def _is_late(self, answer: Json, case_id: str) -> bool:
         """Whether ``answer`` is a second answer to the previous case (then it is blamed)."""
@@ -290,7 +289,7 @@ class Subprocess(Implementation):
         named = answer.get("case") if isinstance(answer, dict) else None
         if previous is None or named != previous or named == case_id:
             return False
-        self._blame_previous(cut(json.dumps(answer, ensure_ascii=False), _SHOWN_CHARS))
+        self._blame_previous(cut(json.dumps(answer, ensure_ascii=False), SHOWN_CHARS))
         return True
 
     def _blame_previous(self, line: str) -> None:
@@ -325,18 +324,18 @@ class Subprocess(Implementation):
             raise TransportFailure(
                 f"the process closed its output ({child.status()}) instead of answering '{what}'"
             )
-        if isinstance(line, _Overlong):
+        if isinstance(line, Overlong):
             raise TransportFailure(
                 f"printed a line longer than {MAX_LINE_BYTES} bytes in answer to '{what}' "
                 "(the suite stops reading there)",
-                stdout=_show(line),
+                stdout=show(line),
             )
         try:
             return json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise TransportFailure(
                 f"printed a line that is not a protocol message in answer to '{what}'",
-                stdout=_show(line),
+                stdout=show(line),
             ) from None
 
     def _failed(self, failure: ProtocolError) -> TransportFailure:
@@ -353,253 +352,13 @@ class Subprocess(Implementation):
         return child.kill() if child is not None else ""
 
     def close(self) -> None:
+        """Stop the process; a line it printed after its last answer is blamed on that case."""
         child, self._child = self._child, None
         if child is not None:
             child.stop()
-
-
-@dataclass(frozen=True)
-class _Overlong:
-    """Stands for a stdout line longer than `MAX_LINE_BYTES`: its beginning only."""
-
-    head: bytes
-
-
-Line = bytes | _Overlong
-
-
-class _Child:
-    """One process of a `Subprocess` (the leader of its own process group), and its readers.
-
-    Each process gets its own line queue and stderr tail: a reader of a killed process that
-    wakes up late must never feed its end-of-file into the next process's queue. The stdout
-    reader hands over the lines of one read together, so a second answer written with the
-    first is seen at once (`leftovers`).
-    """
-
-    def __init__(self, argv: list[str]) -> None:
-        try:
-            self.process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=_POSIX,
-            )
-        except OSError as error:
-            raise ProtocolError(f"cannot start {shlex.join(argv)}: {error}") from error
-        _LIVE.add(self)
-        _install_cleanup()
-        assert self.process.stdout is not None and self.process.stderr is not None
-        self._chunks: queue.Queue[list[Line] | None] = queue.Queue()
-        self._ready: collections.deque[Line] = collections.deque()
-        self._ended = False
-        self.stderr = _Tail()
-        _start_reader(self.process.stdout.fileno(), _LineSplitter(self._chunks.put).feed)
-        self.stderr_reader = _start_reader(self.process.stderr.fileno(), self.stderr.feed)
-
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def status(self) -> str:
-        try:
-            code = self.process.wait(timeout=_EXIT_GRACE)
-        except subprocess.TimeoutExpired:
-            return "still running"
-        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-
-    def send(self, message: Json) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write((json.dumps(message) + "\n").encode())
-        self.process.stdin.flush()
-
-    def next_line(self, timeout: float) -> Line | None:
-        """The next stdout line, ``None`` at end of output; raises `queue.Empty` on timeout."""
-        if not self._ready and not self._ended:
-            self._take(self._chunks.get(timeout=timeout))
-        return self._ready.popleft() if self._ready else None
-
-    def leftovers(self) -> list[Line]:
-        """Lines already received and not yet read (nothing should be there between answers)."""
-        while not self._ended:
-            try:
-                self._take(self._chunks.get_nowait())
-            except queue.Empty:
-                break
-        lines = list(self._ready)
-        self._ready.clear()
-        return lines
-
-    def _take(self, chunk: list[Line] | None) -> None:
-        if chunk is None:
-            self._ended = True
-        else:
-            self._ready.extend(chunk)
-
-    def kill(self) -> str:
-        _kill_group(self.process)
-        self.process.wait()
-        _LIVE.discard(self)
-        # Everything it wrote before dying, once the reader has drained the pipe.
-        self.stderr_reader.join(timeout=_EXIT_GRACE)
-        return self.stderr.text()
-
-    def stop(self) -> None:
-        """Ask politely with ``stop``; then kill the group (the process and what it started)."""
-        if self.running():
-            try:
-                self.send(STOP_MESSAGE)
-                assert self.process.stdin is not None
-                self.process.stdin.close()
-                self.process.wait(timeout=_EXIT_GRACE)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-
-class _LineSplitter:
-    """Cuts a byte stream into lines, never holding more than `MAX_LINE_BYTES` of one."""
-
-    def __init__(self, put: Any) -> None:
-        self._put = put
-        self._buffer = bytearray()
-        self._discarding = False
-
-    def feed(self, data: bytes) -> None:
-        if not data:  # end of output; a last line without a newline still counts
-            if self._buffer and not self._discarding:
-                self._put([bytes(self._buffer)])
-            self._put(None)
-            return
-        lines: list[Line] = []
-        for piece in data.splitlines(keepends=True):
-            if not self._discarding:
-                self._buffer += piece
-                if len(self._buffer) > MAX_LINE_BYTES:
-                    lines.append(_Overlong(bytes(self._buffer[:_SHOWN_CHARS])))
-                    self._buffer.clear()
-                    self._discarding = True
-            if piece.endswith(b"\n"):
-                if not self._discarding:
-                    lines.append(bytes(self._buffer))
-                self._buffer.clear()
-                self._discarding = False
-        if lines:
-            self._put(lines)
-
-
-class _Tail:
-    """The last lines a process wrote to stderr, each cut to a width; says what was cut."""
-
-    def __init__(self) -> None:
-        self._lines: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-        self._dropped = 0
-        self._partial = bytearray()
-        self._cut = 0
-        self._lock = threading.Lock()
-
-    def feed(self, data: bytes) -> None:
-        with self._lock:
-            for piece in data.splitlines(keepends=True):
-                room = _STDERR_LINE_BYTES - len(self._partial)
-                self._partial += piece[:room]
-                self._cut += max(0, len(piece) - room)
-                if piece.endswith(b"\n"):
-                    self._push()
-
-    def _push(self) -> None:
-        line = _text(bytes(self._partial)).rstrip("\n")
-        if self._cut:
-            line += f" [… {self._cut} more bytes of this line cut]"
-        if len(self._lines) == self._lines.maxlen:
-            self._dropped += 1
-        self._lines.append(line)
-        self._partial.clear()
-        self._cut = 0
-
-    def text(self) -> str:
-        with self._lock:
-            if self._partial:
-                self._push()
-            kept = "\n".join(self._lines)
-            if self._dropped:
-                kept = f"[{self._dropped} earlier lines not kept]\n{kept}"
-            return kept + "\n" if kept else ""
-
-
-def _start_reader(fd: int, feed: Any) -> threading.Thread:
-    """Read ``fd`` in chunks until end of file, feeding each (and a final ``b""``) to ``feed``."""
-
-    def pump() -> None:
-        while True:
-            try:
-                data = os.read(fd, _READ_CHUNK)
-            except OSError:
-                data = b""
-            feed(data)
-            if not data:
-                return
-
-    thread = threading.Thread(target=pump, daemon=True, name="dsh-impl-reader")
-    thread.start()
-    return thread
-
-
-def _text(line: bytes) -> str:
-    return line.decode("utf-8", errors="replace")
-
-
-def _show(line: Line) -> str:
-    """An offending stdout line as a report shows it: decoded, and cut to a bounded size."""
-    if isinstance(line, _Overlong):
-        return cut(_text(line.head), _SHOWN_CHARS) + f" [… cut: over {MAX_LINE_BYTES} bytes]"
-    return cut(_text(line), _SHOWN_CHARS)
-
-
-#: Processes started and not yet killed, so that the suite's own termination kills them.
-_LIVE: set[_Child] = set()
-_CLEANUP_INSTALLED = threading.Event()
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    if _POSIX:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    elif process.poll() is None:
-        process.kill()
-
-
-def kill_all() -> None:
-    """Kill every process group the suite started and has not killed yet."""
-    for child in list(_LIVE):
-        _kill_group(child.process)
-
-
-def _install_cleanup() -> None:
-    """At the first process: kill every group at exit and on SIGTERM/SIGHUP, then go on dying."""
-    if _CLEANUP_INSTALLED.is_set():
-        return
-    _CLEANUP_INSTALLED.set()
-    atexit.register(kill_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if signum is not None:
-            previous = signal.getsignal(signum)
-            if previous is not signal.SIG_IGN:
-                signal.signal(signum, _terminating(previous))
-
-
-def _terminating(previous: Any) -> Any:
-    def handler(signum: int, frame: FrameType | None) -> None:
-        kill_all()
-        signal.signal(signum, previous)
-        if callable(previous):
-            previous(signum, frame)
-        else:  # the default action: die of this signal, as if the handler were not there
-            os.kill(os.getpid(), signum)
-
-    return handler
+            extra = child.leftovers()
+            if extra:
+                self._blame_previous(show(extra[0]))
 
 
 def load_implementation(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Implementation:

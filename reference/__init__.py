@@ -36,6 +36,10 @@ from .runtime_context import (
 from .session import Replacement, SessionEvent, SessionLog, SurfaceOp, SurfaceReplace
 from .tool_order import UNLISTED_TOOLS, code_unit_key, order_tools
 
+#: The distribution's version, read by hatchling at build time (pyproject.toml,
+#: ``[tool.hatch.version]``), so that a harness need not import `importlib.metadata` to say it.
+__version__ = "0.1.0"
+
 __all__ = [
     "CLEARED_MARKER",
     "ERROR_KINDS",
@@ -77,6 +81,7 @@ __all__ = [
     "ToolContribution",
     "ToolOutcome",
     "ToolSchema",
+    "__version__",
     "canonical_header",
     "code_unit_key",
     "fold_request_header",

@@ -10,8 +10,8 @@ MODE, at a ``run``: crash (exit 3 after writing to stderr), hang (never answer),
 line that is not JSON), wrong-case (answer for another case), endless-line (print without a
 newline, forever), huge-garbage (a 6 MB line that is not JSON), huge-stderr (a 20 MB stderr line,
 then crash), double (answer twice, both lines in one write), late-double (answer, then a second
-line a moment later), extra-field, errored-without-case, bad-observation (answers that break
-``protocol.schema.json``).
+line a moment later), flood (answer, then print protocol-looking lines without end),
+extra-field, errored-without-case, bad-observation (answers that break ``protocol.schema.json``).
 
 MODE, at the start: bad-handshake (speak protocol 999), slow-start (sleep before answering the
 handshake: it never starts within a timeout), crash-at-start (exit 1 before reading anything,
@@ -95,6 +95,11 @@ def misbehave(mode: str, message: dict[str, object], response: dict[str, object]
     if mode == "double":
         write(json.dumps(response) + "\n" + json.dumps(response) + "\n")
         return False
+    if mode == "flood":  # the answer, then valid-looking lines without end
+        write(json.dumps(response) + "\n")
+        line = json.dumps({"type": "observed", "case": "flood", "observations": []}) + "\n"
+        while True:
+            write(line * 1000)
     if mode == "late-double":
         write(json.dumps(response) + "\n")
         time.sleep(0.3)

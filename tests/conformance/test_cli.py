@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,3 +74,32 @@ def test_smoke_passes_the_reference_and_shows_why_a_harness_cannot_start(
     assert SUBCOMMANDS["smoke"](["--impl", command]) == 1
     text = capsys.readouterr().out
     assert "FAILED: handshake" in text and "Cannot find module '/srv/missing.js'" in text
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
+    """``dsh-conformance --collect-only | head -1``: no BrokenPipeError traceback."""
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # so that the output cannot all fit
+    process = subprocess.Popen(
+        [sys.executable, "-m", "conformance.runner", "--collect-only"],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+    )
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.readline().startswith(b"conformance/")
+    _, stderr = process.communicate(timeout=120)
+    assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
+    assert process.returncode == 0
+
+
+def test_help_and_version_need_no_extra() -> None:
+    program = (
+        "import sys; sys.modules['pytest'] = sys.modules['jsonschema'] = None; "
+        "from conformance.runner import main; sys.exit(main(['--help']))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "--max-errors" in completed.stdout

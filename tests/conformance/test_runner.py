@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -51,7 +52,9 @@ class IdentityAlwaysOff(Driver):
         return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
 
 
-def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str, dict[str, Any]]:
+def run_runner(
+    tmp_path: Path, *args: str, limit: float = 600, env: dict[str, str] | None = None
+) -> tuple[int, str, dict[str, Any]]:
     report = tmp_path / "report.json"
     completed = subprocess.run(
         [sys.executable, "-m", "conformance.runner", *args, "--conformance-json", str(report)],
@@ -60,6 +63,7 @@ def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str
         timeout=limit,
         check=False,
         cwd=Path(__file__).parent,  # so that `test_runner:NoCapabilities` is importable
+        env=None if env is None else {**os.environ, **env},
     )
     assert report.exists(), f"no report:\n{completed.stdout}\n{completed.stderr}"
     document = json.loads(report.read_text())
@@ -252,7 +256,7 @@ def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> N
     # Every 5th run answers twice: the 5th, 10th, ... tests, never the one after them.
     assert status == 1, output
     assert errored == sorted(order[4::5][: len(errored)]) and errored, (errored, order)
-    assert "errored after it had passed" in output
+    assert "answered with more than one line (found after it ended)" in output
 
 
 def test_a_failure_shows_where_the_values_differ_once(tmp_path: Path) -> None:
@@ -315,3 +319,35 @@ def test_a_written_baseline_absorbs_the_same_failures_next_time(tmp_path: Path) 
     assert baseline.read_text().startswith("# expected failures of test_runner:IdentityAlwaysOff")
     status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
     assert status == 0, output
+
+
+def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
+    args = (
+        "--impl",
+        "reference",
+        "--impl",
+        "test_runner:IdentityAlwaysOff",
+        "--contract",
+        CONTRACT,
+    )
+    status, output, report = run_runner(tmp_path, *args, "-k", "builtin")
+    assert status == 1
+    assert "comparison of 2 implementations" in output
+    assert "  [1] reference\n  [2] test_runner:IdentityAlwaysOff" in output
+    (row,) = [line for line in output.splitlines() if line.startswith(CONTRACT)]
+    cells = [cell.strip() for cell in row[len(CONTRACT) :].split("  ") if cell.strip()]
+    assert cells == ["incomplete: 4 of 21 run", "DOES NOT CONFORM"], row  # a verdict per column
+    assert "  test_example[registry/builtin-sections-by-default]: [1] passed, [2] failed" in output
+    assert output.count("contract ID  ") == 1  # not one full table after another
+    assert [i["label"] for i in report["implementations"]] == [
+        "reference",
+        "test_runner:IdentityAlwaysOff",
+    ]
+
+
+def test_verdicts_are_coloured_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    args = ("--contract", CONTRACT, "--color=yes")
+    _, output, _ = run_runner(tmp_path, *args)
+    assert "\x1b[32mconforms\x1b[0m" in output
+    _, output, _ = run_runner(tmp_path, *args, env={"NO_COLOR": "1"})
+    assert "\x1b[32mconforms" not in output and "conforms" in output

@@ -8,6 +8,7 @@ never hangs. `broken_harness.py` misbehaves on purpose to show it.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -20,9 +21,9 @@ import pytest
 from conformance import scenario as s
 from conformance.case import Case
 from conformance.execute import ImplementationErrored, check
+from conformance.process import MAX_LINE_BYTES
 from conformance.protocol import Outcome, ProtocolError
 from conformance.transport import (
-    MAX_LINE_BYTES,
     Implementation,
     InProcess,
     Subprocess,
@@ -182,6 +183,23 @@ class TestBoundedOutput:
         assert outcome.context["stdout"].startswith("yyyy")
         assert len(outcome.context["stdout"]) < 3000
         assert "more characters cut" in outcome.context["stdout"]
+
+    def test_a_flood_of_lines_after_an_answer_fills_no_memory(self, closing: Closing) -> None:
+        impl = broken("flood", every=2)
+        closing(impl)
+        assert run(impl).kind == "observed"
+        impl.owner = "the flooding case"
+        flooded = run(impl)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        time.sleep(1)  # the harness floods its pipe while the suite does something else
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        assert after - before < 50_000, "kilobytes"
+        outcome = run(impl)
+        if flooded.kind == "errored":  # the flood came with the answer
+            assert "more than one line" in flooded.reason
+        else:  # the flood came after it, and is blamed on it, not on the next case
+            assert [late.owner for late in impl.late_errors] == ["the flooding case"]
+        assert outcome.kind == "observed"
 
     def test_a_huge_stderr_line_is_kept_cut(self, closing: Closing) -> None:
         impl = broken("huge-stderr")

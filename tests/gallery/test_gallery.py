@@ -1,9 +1,10 @@
 """The suite can fail: each wrong implementation is rejected under its contract ID.
 
-Every wrong implementation in `wrong_impls` runs through ``dsh-conformance`` (the real runner, in
-a fresh process, in-process transport) restricted to its contract ID; the per-contract JSON report
-must show failed cases for that ID. A control run of the unchanged reference through the same
-path must show none, so a broken harness cannot pass for a rejection.
+Every wrong implementation in `wrong_impls` is judged by ``dsh-conformance`` (the real runner, in
+a process of its own, in-process transport) restricted to its contract ID; the per-contract JSON
+report must show failed cases for that ID. A control run of the unchanged reference through the
+same path must show none, so a broken harness cannot pass for a rejection. All runs happen once,
+up front, in `isolated_runs` (one process forked per driver).
 """
 
 from __future__ import annotations
@@ -13,53 +14,58 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
 HERE = Path(__file__).parent
+CONTROL = "Driver"
 
 
-def run_suite(tmp_path: Path, driver: str, *contracts: str) -> dict[str, dict[str, int]]:
-    """Run the conformance suite on ``wrong_impls:<driver>`` for some contracts; their tallies."""
-    report = tmp_path / "report.json"
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory of every run's report: each wrong driver, then the unchanged reference."""
+    outdir = tmp_path_factory.mktemp("gallery")
+    jobs = [f"{driver}={contract}" for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items())]
+    jobs.append(f"{CONTROL}={','.join(sorted(set(WRONG_IMPLEMENTATIONS.values())))}")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
     }
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.runner",
-            "--impl",
-            f"wrong_impls:{driver}",
-            *(arg for contract in contracts for arg in ("--contract", contract)),
-            "--conformance-json",
-            str(report),
-        ],
+        [sys.executable, str(HERE / "isolated_runs.py"), str(outdir), *jobs],
         capture_output=True,
         text=True,
         env=env,
         timeout=600,
         check=False,
     )
-    assert report.exists(), f"no report; the run printed:\n{completed.stdout}\n{completed.stderr}"
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return outdir
+
+
+def tallies(reports: Path, driver: str) -> dict[str, Any]:
+    report = reports / f"{driver}.json"
+    printed = (reports / f"{driver}.out").read_text(encoding="utf-8")
+    assert report.exists(), f"no report for {driver}; the run printed:\n{printed}"
     (implementation,) = json.loads(report.read_text())["implementations"]
-    return {contract: implementation["contracts"][contract] for contract in contracts}
+    contracts: dict[str, Any] = implementation["contracts"]
+    return contracts
 
 
 @pytest.mark.parametrize(("driver", "contract"), sorted(WRONG_IMPLEMENTATIONS.items()))
 def test_wrong_implementation_is_rejected_under_its_contract(
-    tmp_path: Path, driver: str, contract: str
+    reports: Path, driver: str, contract: str
 ) -> None:
-    tally = run_suite(tmp_path, driver, contract)[contract]
+    tally = tallies(reports, driver)[contract]
     assert tally["failed"] > 0, f"{driver} was not rejected under {contract}: {tally}"
     assert tally["errored"] == 0, f"{driver} should fail cleanly, not error: {tally}"
 
 
-def test_the_unchanged_reference_passes_through_the_same_path(tmp_path: Path) -> None:
-    tallies = run_suite(tmp_path, "Driver", *sorted(set(WRONG_IMPLEMENTATIONS.values())))
-    for contract, tally in tallies.items():
+def test_the_unchanged_reference_passes_through_the_same_path(reports: Path) -> None:
+    found = tallies(reports, CONTROL)
+    for contract in sorted(set(WRONG_IMPLEMENTATIONS.values())):
+        tally = found[contract]
         assert tally["passed"] > 0, f"{contract}: {tally}"
         assert tally["failed"] == tally["errored"] == 0, f"{contract}: {tally}"

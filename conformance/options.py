@@ -1,0 +1,98 @@
+"""The suite's command-line options, in one table: pytest's and ``dsh-conformance --help``'s.
+
+Kept apart from `conformance.plugin` and the transports so that the CLI can show its help (and
+``smoke`` parse its timeout) with nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any, Final
+
+#: The longest one case may take unless ``--case-timeout`` says otherwise, in seconds.
+DEFAULT_TIMEOUT: Final = 10.0
+
+
+def seconds(text: str) -> float:
+    """``--case-timeout``: a positive, finite number of seconds (``nan`` would never expire)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+    return value
+
+
+def count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 1 or more")
+    return int(text)
+
+
+#: The suite's options, one table for pytest (`conformance.plugin`) and for ``dsh-conformance
+#: --help`` (`conformance.runner`), which lists them before pytest's own.
+OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
+    (
+        "--impl",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "SPEC",
+            "help": "implementation under test: 'reference', 'module:attr', or a command line "
+            "speaking conformance/PROTOCOL.md on stdin/stdout (repeatable: a comparison)",
+        },
+    ),
+    (
+        "--case-timeout",
+        {
+            "type": seconds,
+            "default": DEFAULT_TIMEOUT,
+            "metavar": "SECONDS",
+            "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
+        },
+    ),
+    (
+        "--contract",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "ID",
+            "help": "run only conformance tests tagged with this contract ID (repeatable)",
+        },
+    ),
+    (
+        "--max-errors",
+        {
+            "type": count,
+            "metavar": "N",
+            "help": "stop sending cases to an implementation after N errored tests",
+        },
+    ),
+    (
+        "--fail-on-skip",
+        {
+            "action": "store_true",
+            "help": "fail the run if a selected test did not run (skipped, not applicable, "
+            "not reached)",
+        },
+    ),
+    ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
+    (
+        "--expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "baseline of tests expected to fail (one per line); a listed test that "
+            "passes fails the run",
+        },
+    ),
+    (
+        "--write-expected-failures",
+        {
+            "metavar": "PATH",
+            "help": "write the tests that failed or errored as a baseline; with several --impl, "
+            "PATH must contain {impl} (replaced by each label, made file-name safe)",
+        },
+    ),
+)

@@ -1,0 +1,118 @@
+"""The broken-harness matrix: every way a harness can misbehave, through the real runner.
+
+Each row runs ``dsh-conformance`` on `broken_harness.py` in one mode, restricted to one contract
+(9 cases) with a 2 s case timeout. Every row must finish in bounded time, exit 1, and produce a
+report whose errors sit on the right tests, say what happened, and stay small:
+
+- a harness that fails at start is reported once (the first test), with its diagnosis, and the
+  other tests are "not reached";
+- a harness that misbehaves on every third run errs on the 3rd, 6th and 9th tests exactly (the
+  suite restarts it after a failure, and its count restarts with it), nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_transport import assert_all_gone
+
+BROKEN = Path(__file__).with_name("broken_harness.py")
+CONTRACT = "PROMPT-SCOPE-SHADOW"
+EVERY = 3
+LIMIT = 90.0  # seconds for one row, however the harness misbehaves
+
+AT_START = [
+    ("crash-at-start", "Cannot find module '/srv/missing.js'"),
+    ("slow-start", "no answer to 'start' within 2 s"),
+    ("log-before-started", "harness listening, loading 3 plugins"),
+    ("bad-handshake", "speaks protocol 999"),
+]
+AT_RUN = [
+    ("crash", "crashing on case"),
+    ("hang", "no answer to 'run' within 2 s"),
+    ("garbage", "printed a line that is not a protocol message"),
+    ("endless-line", "printed a line longer than 8388608 bytes"),
+    ("huge-garbage", "more characters cut"),
+    ("huge-stderr", "more bytes of this line cut"),
+    ("double", "with more than one line"),
+    ("late-double", "with more than one line"),
+    ("flood", "with more than one line"),
+    ("wrong-case", "some/other-case"),
+    ("extra-field", "Additional properties are not allowed ('extra'"),
+    ("errored-without-case", "'case' is a required property"),
+    ("bad-observation", "does not fit protocol.schema.json at /observations/0/assembly/sections"),
+]
+
+
+def run_matrix_row(
+    tmp_path: Path, command: str, env: dict[str, str] | None = None
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """Run the suite on ``command``; the exit status, the output, and the results that ran."""
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.runner",
+            "--impl",
+            command,
+            "--contract",
+            CONTRACT,
+            "--case-timeout",
+            "2",
+            "--conformance-json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    assert time.monotonic() - started < LIMIT
+    assert len(completed.stdout) < 200_000, "the report must stay small"
+    (implementation,) = json.loads(report.read_text())["implementations"]
+    results = [r for r in implementation["results"] if r["outcome"] != "deselected"]
+    assert all(len(r["message"]) < 20_000 for r in results)
+    return completed.returncode, completed.stdout, results
+
+
+@pytest.mark.parametrize(("mode", "says"), AT_START, ids=[mode for mode, _ in AT_START])
+def test_a_harness_failing_at_start_is_reported_once(tmp_path: Path, mode: str, says: str) -> None:
+    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode}")
+    assert status == 1, output
+    assert [r["outcome"] for r in results] == ["errored"] + ["not reached"] * 8, results
+    assert "handshake failed" in results[0]["message"]
+    assert says in results[0]["message"]
+    assert output.count(says) == 1
+
+
+@pytest.mark.parametrize(("mode", "says"), AT_RUN, ids=[mode for mode, _ in AT_RUN])
+def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
+    tmp_path: Path, mode: str, says: str
+) -> None:
+    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}")
+    assert status == 1, output
+    outcomes = [r["outcome"] for r in results]
+    assert outcomes == ["passed", "passed", "errored"] * 3, outcomes
+    for result in results[2::3]:
+        assert says in result["message"], result["message"]
+
+
+def test_a_wrapper_process_tree_is_killed_with_the_harness(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = f"sh -c 'exec sh -c \"{sys.executable} {BROKEN} hang {EVERY}\"'"
+    status, output, results = run_matrix_row(
+        tmp_path, command, env={"BROKEN_HARNESS_PIDS": str(pids)}
+    )
+    assert status == 1, output
+    assert [r["outcome"] for r in results] == ["passed", "passed", "errored"] * 3
+    assert_all_gone(pids, count=2 * 3)  # three harness starts, each with its sleeping child

@@ -1,0 +1,92 @@
+"""Run ``dsh-conformance`` once per job, each in its own forked process, importing things once.
+
+    python isolated_runs.py OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
+
+Some wrong implementations patch the reference model for the life of their process, so each
+must be judged in a process of its own. What the gallery spent its time on was not that
+isolation: it was starting a fresh interpreter per driver (importing pytest, Hypothesis,
+jsonschema and the suite again and again) and, above all, Hypothesis shrinking the failing
+examples of wrong implementations, when the gallery needs only the verdict. So this process
+loads a `GALLERY` profile (no shrink phase, deterministic), imports everything once, then forks a
+child per job (two at a time, one per core) that runs the real runner and exits. The child
+writes ``OUTDIR/DRIVER.json`` (the report) and ``OUTDIR/DRIVER.out`` (what it printed); this
+process exits non-zero if a child could not run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, settings
+
+GALLERY = "dsh-gallery"
+PARALLEL = 2
+
+# Loaded before the property tests are imported: `@given` takes the default settings then.
+settings.register_profile(
+    GALLERY,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=60,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(GALLERY)
+
+# Imported here, once, for every child to inherit.
+import conformance.plugin  # noqa: E402
+import conformance.test_examples  # noqa: E402
+import conformance.test_property_render  # noqa: E402
+import conformance.test_property_tool_order  # noqa: E402, F401
+from conformance.runner import main as runner  # noqa: E402
+
+
+def run_job(outdir: Path, job: str) -> None:
+    """In the child: run the suite for one driver and leave the process (never return)."""
+    driver, contracts = job.split("=", 1)
+    report = str(outdir / f"{driver}.json")
+    args = ["--impl", f"wrong_impls:{driver}", "--conformance-json", report]
+    args += ["--hypothesis-profile", GALLERY]
+    for contract in contracts.split(","):
+        args += ["--contract", contract]
+    status = 3
+    try:
+        with open(outdir / f"{driver}.out", "w", encoding="utf-8") as out:
+            os.dup2(out.fileno(), 1)
+            os.dup2(out.fileno(), 2)
+            status = runner(args)
+            sys.stdout.flush()
+            sys.stderr.flush()
+    finally:
+        os._exit(status)
+
+
+def main() -> int:
+    outdir = Path(sys.argv[1])
+    jobs = sys.argv[2:]
+    running: set[int] = set()
+    broken = 0
+    for job in jobs:
+        if len(running) == PARALLEL:
+            broken += _reap(running)
+        pid = os.fork()
+        if pid == 0:
+            run_job(outdir, job)
+        running.add(pid)
+    while running:
+        broken += _reap(running)
+    return 1 if broken else 0
+
+
+def _reap(running: set[int]) -> int:
+    """Wait for one child; 1 if it ended other than by exiting 0 or 1 (the suite's verdicts)."""
+    pid, status = os.wait()
+    running.discard(pid)
+    return 0 if os.waitstatus_to_exitcode(status) in (0, 1) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
