@@ -277,7 +277,7 @@ def listener(
     wait_abort: bool = False,
 ) -> Json:
     """``edits`` apply to what ``next`` returned; ``before`` to the payload, before ``next``."""
-    spec: Json = {"edits": list(edits)}
+    spec: Json = {"edits": list(edits)} if edits else {}
     if before is not None:
         spec["before"] = before
     if id is not None:
@@ -413,9 +413,12 @@ def text(value: str) -> Json:
     return {"text": value}
 
 
-def call(scope: str | None = None, *, aborted: bool = False, payload: Json = _UNSET) -> Json:
-    """One recorded call (``received``): the context given, and a listener's payload."""
-    recorded: Json = {"scope": scope, "agent": scope, "aborted": aborted}
+def call(scope: str | None = None, *, reason: Json = _UNSET, payload: Json = _UNSET) -> Json:
+    """One recorded call (``received``): the context given (``reason``: its signal was aborted,
+    with this reason), and a listener's payload."""
+    recorded: Json = {"scope": scope, "agent": scope, "aborted": reason is not _UNSET}
+    if reason is not _UNSET:
+        recorded["reason"] = reason
     if payload is not _UNSET:
         recorded["payload"] = payload
     return recorded

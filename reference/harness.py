@@ -333,11 +333,14 @@ class _Scenario:
 
         def track(context: AssembleContext, payload: Assembly | None) -> None:
             self.evaluations[tracked_id] = self.evaluations.get(tracked_id, 0) + 1
+            signal = context.signal
             call = {
                 "scope": _scope_json(context.scope),
                 "agent": _scope_json(context.agent),
-                "aborted": context.signal is not None and context.signal.aborted,
+                "aborted": signal is not None and signal.aborted,
             }
+            if signal is not None and signal.aborted:
+                call["reason"] = signal.reason
             if payload is not None:
                 call["payload"] = _assembly_json(payload)
             self.received.setdefault(tracked_id, []).append(call)

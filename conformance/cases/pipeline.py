@@ -129,6 +129,15 @@ def _context_probe() -> list[Json]:
 UNSUPPRESSED = [s.entry("clock", "noon"), s.entry("late", "L")]
 
 
+def _mutated_params() -> Json:
+    """`_params` after the mutation cases' three edits."""
+    return {
+        "type": "array",
+        "properties": {"path": {"type": "number"}},
+        "required": ["path", "mode"],
+    }
+
+
 def _params() -> Json:
     """Fresh tool parameters (a new object per call, so expectations never alias provider data)."""
     return {
@@ -662,6 +671,7 @@ CASES: list[Case] = [
             s.mutate("a1", ["tools", 0, "parameters", "properties", "path", "type"], set="number"),
             s.mutate("a1", ["tools", 0, "parameters", "required"], append="mode"),
             s.mutate("a1", ["tools", 0, "parameters", "type"], set="array"),
+            s.await_("a1", expect=s.assembly(tools=[s.schema("read", "Read", _mutated_params())])),
             s.assemble("a2", expect=s.assembly(tools=[s.schema("read", "Read", _params())])),
         ),
     ),
@@ -680,6 +690,19 @@ CASES: list[Case] = [
             s.mutate("a1", ["sections", 0], set=s.entry("replaced", "R")),
             s.mutate("a1", ["contexts"], append=s.entry("extra", "X")),
             s.mutate("a1", ["contexts", 0], set=s.entry("replaced", "R")),
+            s.await_(
+                "a1",
+                expect=s.assembly(
+                    # section 0 was the identity section
+                    sections=[
+                        s.entry("replaced", "R"),
+                        s.EMPTY_PERSONA,
+                        s.entry("a", "A"),
+                        s.entry("extra", "X"),
+                    ],
+                    contexts=[s.entry("replaced", "R"), s.entry("extra", "X")],
+                ),
+            ),
             s.assemble(
                 "a2",
                 expect=s.assembly(
@@ -695,8 +718,10 @@ CASES: list[Case] = [
         ops=(
             s.tools("tools", s.provider(s.toolset(s.schema("read")))),
             s.assemble("a1"),
-            s.mutate("a1", ["tools"], append=s.schema("extra")),
-            s.mutate("a1", ["tools", 0], set=s.schema("replaced")),
+            s.mutate("a1", ["tools"], append=s.schema("extra", strict=True)),
+            s.mutate("a1", ["tools", 0], set=s.schema("replaced", title="R")),
+            # PROTOCOL: mutate values are converted like provider values (extra keys dropped).
+            s.await_("a1", expect=s.assembly(tools=[s.schema("replaced"), s.schema("extra")])),
             s.assemble("a2", expect=s.assembly(tools=[s.schema("read")])),
         ),
     ),
@@ -712,6 +737,7 @@ CASES: list[Case] = [
             s.assemble("a1"),
             s.mutate("a1", ["variables", "x"], set="changed"),
             s.mutate("a1", ["variables", "y"], set="added"),
+            s.await_("a1", expect=s.assembly(variables={"x": "changed", "y": "added"})),
             s.assemble("a2", expect=s.assembly(variables={"x": "orig"})),
         ),
     ),
@@ -842,6 +868,14 @@ CASES: list[Case] = [
             s.mutate("a1", ["contexts", 0, "text"], set="CHANGED"),
             s.mutate("a1", ["tools", 0, "name"], set="renamed"),
             s.mutate("a1", ["tools", 0, "description"], set="CHANGED"),
+            s.await_(
+                "a1",
+                expect=s.assembly(
+                    sections=_sections(s.entry("renamed", "CHANGED")),
+                    contexts=[s.entry("clock", "CHANGED")],
+                    tools=[s.schema("renamed", "CHANGED")],
+                ),
+            ),
             s.assemble(
                 "a2",
                 expect=s.assembly(

@@ -25,7 +25,11 @@ def _bad_tool_order(case_id: str, tool_order: list[str], why: str) -> Case:
         id=f"registry/config-tool-order-{case_id}",
         contracts=TOOL_ORDER,
         why=why,
-        ops=(s.configure({"toolOrder": tool_order}, expect=s.error("tool-order-invalid")),),
+        ops=(
+            s.configure(
+                {"toolOrder": tool_order}, expect=s.error("tool-order-invalid", where="toolOrder")
+            ),
+        ),
     )
 
 
@@ -38,7 +42,7 @@ def _wrong_type(field: str, value: Json, label: str, contracts: tuple[str, ...])
             "false), a toolOrder that is not a list of strings — is rejected when loaded: "
             "config-invalid."
         ),
-        ops=(s.configure({field: value}, expect=s.error("config-invalid")),),
+        ops=(s.configure({field: value}, expect=s.error("config-invalid", where=field)),),
     )
 
 
@@ -118,8 +122,20 @@ CASES: list[Case] = [
             "section with either name is rejected (duplicate-registration) and changes nothing."
         ),
         ops=(
-            s.section("id2", s.IDENTITY_NAME, -100, "Other identity", expect=s.error(DUPLICATE)),
-            s.section("persona2", s.PERSONA_NAME, 0, "Other persona", expect=s.error(DUPLICATE)),
+            s.section(
+                "id2",
+                s.IDENTITY_NAME,
+                -100,
+                "Other identity",
+                expect=s.error(DUPLICATE, where=s.IDENTITY_NAME),
+            ),
+            s.section(
+                "persona2",
+                s.PERSONA_NAME,
+                0,
+                "Other persona",
+                expect=s.error(DUPLICATE, where=s.PERSONA_NAME),
+            ),
             s.counts(expect=s.evaluations(changes=0)),
             s.assemble("a", expect=s.assembly(sections=BUILTINS)),
         ),
@@ -150,9 +166,9 @@ CASES: list[Case] = [
         ops=(
             s.scope("s"),
             s.section("g1", "a", 1, "first"),
-            s.section("g2", "a", 2, "second", expect=s.error(DUPLICATE)),
+            s.section("g2", "a", 2, "second", expect=s.error(DUPLICATE, where="a")),
             s.section("s1", "b", 1, "first", layer="s"),
-            s.section("s2", "b", 1, "second", layer="s", expect=s.error(DUPLICATE)),
+            s.section("s2", "b", 1, "second", layer="s", expect=s.error(DUPLICATE, where="b")),
         ),
     ),
     Case(
@@ -162,9 +178,11 @@ CASES: list[Case] = [
         ops=(
             s.scope("s"),
             s.context("g1", "clock", 1, "first"),
-            s.context("g2", "clock", 1, "second", expect=s.error(DUPLICATE)),
+            s.context("g2", "clock", 1, "second", expect=s.error(DUPLICATE, where="clock")),
             s.context("s1", "clock", 1, "first", layer="s"),
-            s.context("s2", "clock", 3, "second", layer="s", expect=s.error(DUPLICATE)),
+            s.context(
+                "s2", "clock", 3, "second", layer="s", expect=s.error(DUPLICATE, where="clock")
+            ),
         ),
     ),
     Case(
@@ -174,9 +192,15 @@ CASES: list[Case] = [
         ops=(
             s.scope("s"),
             s.variable("g1", "model", s.provider("one")),
-            s.variable("g2", "model", s.provider("two"), expect=s.error(DUPLICATE)),
+            s.variable("g2", "model", s.provider("two"), expect=s.error(DUPLICATE, where="model")),
             s.variable("s1", "model", s.provider("three"), layer="s"),
-            s.variable("s2", "model", s.provider("four"), layer="s", expect=s.error(DUPLICATE)),
+            s.variable(
+                "s2",
+                "model",
+                s.provider("four"),
+                layer="s",
+                expect=s.error(DUPLICATE, where="model"),
+            ),
         ),
     ),
     Case(
@@ -211,9 +235,9 @@ CASES: list[Case] = [
         ),
         ops=(
             s.section("first", "a", 1, "first"),
-            s.section("second", "a", -1, "second", expect=s.error(DUPLICATE)),
+            s.section("second", "a", -1, "second", expect=s.error(DUPLICATE, where="a")),
             s.variable("v1", "x", s.provider("one")),
-            s.variable("v2", "x", s.provider("two"), expect=s.error(DUPLICATE)),
+            s.variable("v2", "x", s.provider("two"), expect=s.error(DUPLICATE, where="x")),
             s.counts(expect=s.evaluations(changes=2)),
             s.assemble(
                 "a",
@@ -391,9 +415,11 @@ CASES: list[Case] = [
             "a rejected registration leaves the registry unchanged and emits nothing."
         ),
         ops=(
-            s.section("nan", "nan", "NaN", "N", expect=s.error("invalid-order")),
-            s.section("inf", "inf", "Infinity", "I", expect=s.error("invalid-order")),
-            s.section("ninf", "ninf", "-Infinity", "M", expect=s.error("invalid-order")),
+            s.section("nan", "nan", "NaN", "N", expect=s.error("invalid-order", where="nan")),
+            s.section("inf", "inf", "Infinity", "I", expect=s.error("invalid-order", where="inf")),
+            s.section(
+                "ninf", "ninf", "-Infinity", "M", expect=s.error("invalid-order", where="ninf")
+            ),
             s.counts(expect=s.evaluations(changes=0)),
             s.assemble("a", expect=s.assembly(sections=BUILTINS)),
         ),
@@ -403,9 +429,11 @@ CASES: list[Case] = [
         contracts=REGISTRY,
         why="A non-finite context order (NaN, ±Infinity) is rejected (invalid-order), silently.",
         ops=(
-            s.context("nan", "nan", "NaN", "N", expect=s.error("invalid-order")),
-            s.context("inf", "inf", "Infinity", "I", expect=s.error("invalid-order")),
-            s.context("ninf", "ninf", "-Infinity", "M", expect=s.error("invalid-order")),
+            s.context("nan", "nan", "NaN", "N", expect=s.error("invalid-order", where="nan")),
+            s.context("inf", "inf", "Infinity", "I", expect=s.error("invalid-order", where="inf")),
+            s.context(
+                "ninf", "ninf", "-Infinity", "M", expect=s.error("invalid-order", where="ninf")
+            ),
             s.counts(expect=s.evaluations(changes=0)),
             s.assemble("a", expect=s.assembly(contexts=[])),
         ),
@@ -521,7 +549,7 @@ CASES: list[Case] = [
                     f"bad{index}",
                     name,
                     s.provider("x"),
-                    expect=s.error("invalid-variable-name"),
+                    expect=s.error("invalid-variable-name", where=name),
                 )
                 for index, name in enumerate(
                     ["Model", "aB", "1a", "_a", "a-b", "a b", "", "modèle", "abc\n", "a.b"]

@@ -29,6 +29,11 @@ def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 
+def _payload() -> Json:
+    """The registry's output with nothing registered: what the waterfall's first listener gets."""
+    return {"sections": _sections(), "contexts": [], "tools": [], "variables": {}}
+
+
 def _append_section(name: str, text: str) -> Json:
     return s.append("sections", s.entry(name, text))
 
@@ -444,6 +449,7 @@ CASES: list[Case] = [
                     before=[
                         s.append("sections", s.entry("added", "by outer")),
                         s.set_variable("x", "from outer"),
+                        s.set_variable("y", None),
                     ],
                 ),
             ),
@@ -452,7 +458,7 @@ CASES: list[Case] = [
                 "a",
                 expect=s.assembly(
                     sections=[s.EMPTY_PERSONA, s.entry("added", "by outer")],
-                    variables={"x": "from outer"},
+                    variables={"x": "from outer", "y": None},
                 ),
             ),
             s.received(
@@ -463,7 +469,7 @@ CASES: list[Case] = [
                             "sections": [s.EMPTY_PERSONA, s.entry("added", "by outer")],
                             "contexts": [],
                             "tools": [],
-                            "variables": {"x": "from outer"},
+                            "variables": {"x": "from outer", "y": None},
                         }
                     )
                 ),
@@ -579,6 +585,105 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        id="scopes/abort-reasons-reach-the-assembly-context",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "The assembly context carries the assembly's own abort signal, so a listener that "
+            "runs after the abort sees it aborted, with the reason given (PROTOCOL: `abort` "
+            "without a reason means {kind: user})."
+        ),
+        ops=(
+            s.listen("outer", s.listener(wait_abort=True)),
+            s.listen("inner", s.listener(id="inner")),
+            s.assemble("a", expect=s.PENDING),
+            s.assemble("b", expect=s.PENDING),
+            s.received("inner", expect=s.calls()),
+            s.abort("a"),
+            s.abort("b", {"kind": "disposed"}),
+            s.received(
+                "inner",
+                expect=s.calls(
+                    s.call(reason={"kind": "user"}, payload=_payload()),
+                    s.call(reason={"kind": "disposed"}, payload=_payload()),
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/releasing-one-registration-keeps-the-rest-of-the-layer",
+        contracts=LAYERS,
+        why=(
+            "Every existing layer on S's chain is seen; a release removes that registration "
+            "only: the scope's other sections, contexts and tool providers stay in force, "
+            "whichever kind goes first."
+        ),
+        ops=(
+            s.scope("s"),
+            s.section("x", "x", 1, "X", layer="s"),
+            s.context("c", "c", 1, "C", layer="s"),
+            s.tools("t", s.provider(s.toolset(s.schema("s_tool"))), layer="s"),
+            s.release("c"),
+            s.assemble(
+                "a1",
+                "s",
+                expect=s.assembly(
+                    sections=_sections(s.entry("x", "X")), contexts=[], tools=[s.schema("s_tool")]
+                ),
+            ),
+            s.release("x"),
+            s.assemble(
+                "a2", "s", expect=s.assembly(sections=_sections(), tools=[s.schema("s_tool")])
+            ),
+            s.suppressor("sup", layer="s"),
+            s.context("c2", "c", 1, "C", layer="s"),
+            s.release("t"),
+            s.assemble("a3", "s", expect=s.assembly(contexts=[], tools=[])),
+            s.release("sup"),
+            s.assemble("a4", "s", expect=s.assembly(contexts=[s.entry("c", "C")])),
+        ),
+    ),
+    Case(
+        id="scopes/disposing-an-empty-scope",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "Disposing a scope releases what it holds (PROTOCOL: dispose): a scope that holds "
+            "nothing, or whose registrations were all released already, releases nothing and "
+            "emits no notification."
+        ),
+        ops=(
+            s.scope("empty"),
+            s.scope("s"),
+            s.section("x", "x", 1, "X", layer="s"),
+            s.release("x"),
+            s.counts(expect=s.evaluations(changes=2)),
+            s.dispose("empty"),
+            s.dispose("s"),
+            s.counts(expect=s.evaluations(changes=2)),
+        ),
+    ),
+    Case(
+        id="scopes/listener-gates-are-independent-and-stay-open",
+        contracts=LAYERS,
+        why=(
+            "Listeners may block on a gate (PROTOCOL: a gate, once open, stays open): a gate "
+            "opened before a listener waits on it does not block, and opening one gate does not "
+            "release a listener waiting on another."
+        ),
+        ops=(
+            s.open_gate("early"),
+            s.listen("first", s.listener(id="first", wait_gate="early")),
+            s.listen("second", s.listener(id="second", wait_gate="late")),
+            s.assemble("a", expect=s.PENDING),
+            s.counts(expect=s.evaluations(first=1, second=1)),
+            s.open_gate("unrelated"),
+            s.await_("a", expect=s.PENDING),
+            s.open_gate("late"),
+            s.await_("a", expect=s.assembly(sections=_sections())),
+        ),
+    ),
+    Case(
         id="scopes/already-aborted-assembly",
         contracts=LAYERS,
         requires=s.REGISTRY_1_1,
@@ -598,7 +703,7 @@ CASES: list[Case] = [
                     sections=_sections(s.entry("sec", "S"), s.entry("after-abort", "A"))
                 ),
             ),
-            s.received("sec", expect=s.calls(s.call(None, aborted=True))),
+            s.received("sec", expect=s.calls(s.call(None, reason={"kind": "user"}))),
         ),
     ),
     # -- PROMPT-SCOPE-SHADOW: a shadowed provider is never evaluated -----------------------

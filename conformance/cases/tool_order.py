@@ -198,9 +198,9 @@ CASES: list[Case] = [
         ),
         ops=(
             s.configure({"toolOrder": ["ghost", REST]}),
-            s.assemble("a1", expect=s.error("tool-order-unknown-name")),
+            s.assemble("a1", expect=s.error("tool-order-unknown-name", where="ghost")),
             _provider("a", "b"),
-            s.assemble("a2", expect=s.error("tool-order-unknown-name")),
+            s.assemble("a2", expect=s.error("tool-order-unknown-name", where="ghost")),
         ),
     ),
     _ordered(
@@ -221,7 +221,7 @@ CASES: list[Case] = [
         ops=(
             s.configure({"toolOrder": ["b", REST]}),
             _provider("a", "b", known=["a"]),
-            s.assemble("a", expect=s.error("tool-order-unknown-name")),
+            s.assemble("a", expect=s.error("tool-order-unknown-name", where="b")),
         ),
     ),
     Case(
@@ -237,7 +237,7 @@ CASES: list[Case] = [
             _provider("a"),
             _provider(known=["x"], handle="scoped", layer="s"),
             s.assemble("in-s", "s", expect=s.assembly(tools=_schemas("a"))),
-            s.assemble("in-g", expect=s.error("tool-order-unknown-name")),
+            s.assemble("in-g", expect=s.error("tool-order-unknown-name", where="x")),
         ),
     ),
     Case(
@@ -252,8 +252,8 @@ CASES: list[Case] = [
             s.scope("t"),
             _provider("a", REST, handle="bad", layer="s"),
             _provider(REST, handle="bad-too", layer="t"),
-            s.assemble("in-s", "s", expect=s.error("reserved-tool-name")),
-            s.assemble("in-t", "t", expect=s.error("reserved-tool-name")),
+            s.assemble("in-s", "s", expect=s.error("reserved-tool-name", where=REST)),
+            s.assemble("in-t", "t", expect=s.error("reserved-tool-name", where=REST)),
             s.assemble("in-g", expect=s.assembly(tools=[])),
         ),
     ),
@@ -264,7 +264,7 @@ CASES: list[Case] = [
         ops=(
             s.configure({"toolOrder": ["a", REST]}),
             _provider("a", REST),
-            s.assemble("a", expect=s.error("reserved-tool-name")),
+            s.assemble("a", expect=s.error("reserved-tool-name", where=REST)),
         ),
     ),
     Case(
