@@ -7,11 +7,11 @@ see `conformance.scenario`). `mismatches` turns a difference into sentences a pe
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .jsontext import show
 from .jsonvalues import same_json_text, strict_equal
 from .wire_compare import WIRE_COMPARISONS
 
@@ -253,16 +253,10 @@ def _integer_like(key: str) -> bool:
 
 
 _ARRAY_INDEX: Final = re.compile(r"0|[1-9][0-9]*", re.ASCII)
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
-def _show(value: Json, limit: int = 600) -> str:
-    # Readable text, but a lone surrogate (a tool name may hold one) stays a JSON escape: raw, it
-    # cannot be printed or written as UTF-8.
-    shown = _LONE_SURROGATE.sub(
-        lambda match: f"\\u{ord(match.group()):04x}", json.dumps(value, ensure_ascii=False)
-    )
-    return shown if len(shown) <= limit else shown[:limit] + "…"
+def _show(value: Json) -> str:
+    return show(value, 600)
 
 
 def describe_op(op: Json) -> str:

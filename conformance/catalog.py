@@ -10,7 +10,6 @@ the listing says so.
 from __future__ import annotations
 
 import importlib
-import json
 import pkgutil
 import re
 from pathlib import Path
@@ -20,6 +19,7 @@ import conformance
 
 from .case import CONTRACT_IDS, Case, expected_observation
 from .cases import all_cases
+from .jsontext import dumps
 from .protocol import PROTOCOL_VERSION, run_message
 
 Json = Any
@@ -148,4 +148,4 @@ def _summary(case: Case) -> dict[str, Json]:
 
 
 def _write(path: Path, document: Json) -> None:
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")

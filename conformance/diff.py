@@ -7,8 +7,9 @@ follows the expected keys only; strings are shown around their first differing c
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
+
+from .jsontext import dumps, show
 
 Json = Any
 
@@ -66,15 +67,14 @@ def _line(where: str, want: Json, got: Json) -> str:
 
 def _around(text: str, index: int) -> str:
     start = max(0, index - _CONTEXT)
-    shown = json.dumps(text[start : index + _CONTEXT], ensure_ascii=False)
+    shown = dumps(text[start : index + _CONTEXT])
     return ("…" if start else "") + shown + ("…" if index + _CONTEXT < len(text) else "")
 
 
 def _value(value: Json) -> str:
     if value is _ABSENT:
         return "nothing (absent)"
-    shown = json.dumps(value, ensure_ascii=False)
-    return shown if len(shown) <= _VALUE_CHARS else shown[:_VALUE_CHARS] + "…"
+    return show(value, _VALUE_CHARS)
 
 
 def _escape(key: object) -> str:

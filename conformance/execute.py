@@ -8,7 +8,6 @@ capability the case needs: "not applicable"; or it was stopped earlier: "not rea
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Final
 
@@ -16,6 +15,7 @@ import pytest
 
 from .case import Case, describe_op, expected_observation, mismatches
 from .diff import describe
+from .jsontext import dumps
 from .protocol import Handshake, ProtocolError
 from .transport import Implementation
 from .validate import cut
@@ -124,6 +124,6 @@ def format_context(context: Json) -> str:
 
 
 def _indent(value: Json) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    text = value if isinstance(value, str) else dumps(value, indent=2)
     text = cut(text, _CONTEXT_CHARS)
     return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())

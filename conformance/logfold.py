@@ -34,12 +34,12 @@ Loop instances start at the beginning of the log and right after each `session/e
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from . import headers
+from .jsontext import dumps
 from .jsonvalues import lossless_problem, strict_equal
 from .scenario import (
     RUNTIME_CONTEXT_CLEARED,
@@ -577,7 +577,7 @@ def _as_seq(value: Json) -> int | None:
 
 def _show(value: Json, limit: int = 200) -> str:
     try:
-        shown = json.dumps(value, ensure_ascii=False)
+        shown = dumps(value)
     except (TypeError, ValueError):
         shown = repr(value)
     return shown if len(shown) <= limit else shown[:limit] + "…"

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, settings
 
 from .case import CONTRACT_IDS
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .jsontext import printable
 from .options import OPTIONS
 from .progress import Watch
 from .protocol import PROTOCOL_VERSION
@@ -418,13 +419,14 @@ def _is_errored(error: BaseException | None) -> bool:
 
 
 def _message(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> str:
+    """What the report says of a test; printable, whatever an exception or a skip carried."""
     if report.passed:
         return ""
     if report.failed and call.excinfo is None:  # a strict xfail that passed
-        return str(report.longrepr)
+        return printable(str(report.longrepr))
     if call.excinfo is not None and not report.skipped:
-        return str(call.excinfo.value)
-    return _longrepr_text(report)
+        return printable(str(call.excinfo.value))
+    return printable(_longrepr_text(report))
 
 
 def _longrepr_text(report: pytest.TestReport) -> str:

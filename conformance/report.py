@@ -13,12 +13,12 @@ an interrupted run, an implementation stopped after a failed handshake or ``--ma
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal
 
 from .case import CONTRACT_IDS
+from .jsontext import dumps
 
 Outcome = Literal[
     "passed",
@@ -266,7 +266,7 @@ class Report:
             "status": self.overall(),
             "implementations": implementations,
         }
-        return json.dumps(document, indent=2, ensure_ascii=False)
+        return dumps(document, indent=2)
 
 
 _GIST_LINES: Final = 40

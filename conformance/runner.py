@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -130,10 +129,11 @@ def print_help() -> int:
 
 def list_cases(args: list[str]) -> int:
     from .catalog import listing, render_listing
+    from .jsontext import dumps
 
     contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
     data = listing(contracts)
-    text = json.dumps(data, indent=2, ensure_ascii=False) if "--json" in args else None
+    text = dumps(data, indent=2) if "--json" in args else None
     sys.stdout.write((text or render_listing(data)) + "\n")
     return 0
 

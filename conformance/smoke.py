@@ -8,13 +8,13 @@ a table.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
 from .case import mismatches
 from .cases import all_cases
 from .execute import failure_message, format_context
+from .jsontext import dumps
 from .options import DEFAULT_TIMEOUT, seconds
 from .protocol import ProtocolError
 from .transport import load_implementation
@@ -58,7 +58,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
             runnable, key=lambda c: (all(op["op"] != "assemble" for op in c.ops), len(c.ops))
         )
         out.write(f"running {case.id} [{', '.join(case.contracts)}]\n")
-        out.write(f"sent: {json.dumps(case.scenario(), ensure_ascii=False)}\n")
+        out.write(f"sent: {dumps(case.scenario())}\n")
         outcome = impl.run(case.id, case.scenario())
         if outcome.kind == "errored":
             out.write(f"FAILED: errored: {outcome.reason}\n")
@@ -68,7 +68,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
         if outcome.kind == "skipped":
             out.write(f"FAILED: the implementation skipped it: {outcome.reason}\n")
             return 1
-        out.write(f"observed: {json.dumps(outcome.observations, ensure_ascii=False)}\n")
+        out.write(f"observed: {dumps(outcome.observations)}\n")
         problems = mismatches(case, outcome.observations)
         if problems:
             out.write("FAILED: " + failure_message(case, outcome.observations, problems) + "\n")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
 
+from .jsontext import dumps
 from .options import DEFAULT_TIMEOUT
 from .process import MAX_LINE_BYTES, SHOWN_CHARS, Child, Overlong, show
 from .protocol import (
@@ -289,7 +290,7 @@ class Subprocess(Implementation):
         named = answer.get("case") if isinstance(answer, dict) else None
         if previous is None or named != previous or named == case_id:
             return False
-        self._blame_previous(cut(json.dumps(answer, ensure_ascii=False), SHOWN_CHARS))
+        self._blame_previous(cut(dumps(answer), SHOWN_CHARS))
         return True
 
     def _blame_previous(self, line: str) -> None:

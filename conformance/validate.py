@@ -16,6 +16,7 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from .jsontext import dumps
 from .protocol import ProtocolError
 
 Json = Any
@@ -45,7 +46,7 @@ def check_answer(message: Json, request: str) -> None:
     if kind not in allowed:
         raise ProtocolError(
             f"expected {' or '.join(repr(a) for a in allowed)} in answer to '{request}', "
-            f"got {cut(json.dumps(message, ensure_ascii=False))}"
+            f"got {cut(dumps(message))}"
         )
     error = best_match(_validator(kind).iter_errors(message))
     if error is not None:

@@ -19,9 +19,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Final
+
+from .jsontext import show
 
 Json = Any
 
@@ -179,9 +180,8 @@ def _kind(value: Json) -> str:
     return type(value).__name__
 
 
-def _show(value: Json, limit: int = 600) -> str:
-    shown = json.dumps(value, ensure_ascii=False)
-    return shown if len(shown) <= limit else shown[:limit] + "…"
+def _show(value: Json) -> str:
+    return show(value, 600)
 
 
 #: Expectation key → comparison of the expectation's value with the whole observation.
