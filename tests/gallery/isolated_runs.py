@@ -15,7 +15,9 @@ process exits non-zero if a child could not run.
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import sys
 from pathlib import Path
 
@@ -36,12 +38,15 @@ settings.register_profile(
 )
 settings.load_profile(GALLERY)
 
-# Imported here, once, for every child to inherit.
+# Imported here, once, for every child to inherit: the plugin, the runner and every test module
+# of the suite (found, not listed: a module added to the suite is not imported once per child).
+import conformance  # noqa: E402
 import conformance.plugin  # noqa: E402
-import conformance.test_examples  # noqa: E402
-import conformance.test_property_render  # noqa: E402
-import conformance.test_property_tool_order  # noqa: E402, F401
 from conformance.runner import main as runner  # noqa: E402
+
+for _module in pkgutil.iter_modules(conformance.__path__):
+    if _module.name.startswith("test_"):
+        importlib.import_module(f"conformance.{_module.name}")
 
 
 def run_job(outdir: Path, job: str) -> None:
