@@ -104,6 +104,15 @@ def test_absent_null_and_empty_fields_are_omitted_never_null() -> None:
     assert "null" not in encode_body(body).decode()
 
 
+def test_the_bytes_sent_read_back_as_the_body_in_its_key_order() -> None:
+    body = request_body(
+        request(user(text("é 😀")), system="S", reasoningEffort="high", temperature=0, stop=["E"])
+    )
+    sent = json.loads(encode_body(body))
+    assert sent == body
+    assert list(sent) == list(body)
+
+
 def test_temperature_zero_counts_as_set() -> None:
     assert request_body(request(user(), temperature=0))["temperature"] == 0
 

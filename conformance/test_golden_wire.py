@@ -1,52 +1,43 @@
-"""Wire goldens: each named scenario's request as it goes over the wire (PROMPT-DEEPSEEK-WIRE).
+"""Wire goldens (PROMPT-DEEPSEEK-WIRE): each named scenario's request as it goes over the wire.
 
-The snapshots live in ``golden/deepseek/`` at the top of the repository, one JSON file per
-scenario: the URL, the headers (with a fixed fake key) and the body. Key order is contractual, and
-syrupy's own JSON extension sorts keys, so `OrderedJSON` writes the values as they are. Update
-them after an intended change with ``python -m pytest tests/reference/test_deepseek_golden.py
---snapshot-update`` and review the diff: it is the wire change.
+Capability ``deepseek-wire``: the implementation serializes each scenario's request
+(``deepseek-request``, with a fixed fake key and the official base URL) and the method, URL,
+headers and body must be ``golden/deepseek/<scenario>.json``, byte for byte: key order is
+contractual, so the files keep it (`conformance.goldens.OrderedGoldenFiles`).
+
+Update after an intended wire change (from a checkout): ``python -m pytest
+conformance/test_golden_wire.py --snapshot-update`` and review the diff of ``golden/``: it is the
+wire change.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.json import JSONSnapshotExtension
-from syrupy.location import PyTestLocation
-from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
-from reference.deepseek import chat_url, encode_body, request_body, request_headers
+from .case import Case
+from .execute import check
+from .goldens import OrderedGoldenFiles, assert_golden
+from .transport import Implementation
 
 Json = Any
-GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "deepseek"
-FAKE_KEY = "sk-golden-fake-key"
+CONTRACT: Final = "PROMPT-DEEPSEEK-WIRE"
+FAKE_KEY: Final = "sk-golden-fake-key"
+BASE_URL: Final = "https://api.deepseek.com"
+WHY: Final = (
+    "POST {base}/chat/completions with `authorization: Bearer <key>`, `content-type: "
+    "application/json`, `accept: text/event-stream`; body keys in order `model`, `messages`, "
+    "`stream: true`, `stream_options: {include_usage: true}`, then `thinking`, "
+    "`reasoning_effort`, `tools`, `temperature`, `max_tokens`, `stop`, only those that are set."
+)
 
 
-class OrderedJSON(JSONSnapshotExtension):
-    """JSON snapshots in ``golden/deepseek/`` that keep every object's key order."""
+class WireGoldens(OrderedGoldenFiles):
+    """``golden/deepseek/<scenario>.json``, every object's key order kept."""
 
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(GOLDEN)
-
-    def serialize(
-        self,
-        data: SerializableData,
-        *,
-        exclude: PropertyFilter | None = None,
-        include: PropertyFilter | None = None,
-        matcher: PropertyMatcher | None = None,
-    ) -> SerializedData:
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-@pytest.fixture
-def golden(snapshot: SnapshotAssertion) -> SnapshotAssertion:
-    return snapshot.use_extension(OrderedJSON)
+    golden_set = "deepseek"
 
 
 def text(value: str) -> Json:
@@ -86,7 +77,7 @@ RESULT = {
 ANSWER = {"role": "assistant", "content": [text("It is sunny and 22°C in Paris.")]}
 FOLLOW_UP = {"role": "user", "content": [text("And tomorrow?")]}
 
-SCENARIOS: dict[str, Json] = {
+SCENARIOS: Final[dict[str, Json]] = {
     "first-request": {**CONFIG, "messages": [ASK], "system": SYSTEM, "tools": [WEATHER]},
     "after-a-tool-call": {
         **CONFIG,
@@ -125,15 +116,24 @@ SCENARIOS: dict[str, Json] = {
 }
 
 
+@pytest.mark.contract(CONTRACT)
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_wire_golden(golden: SnapshotAssertion, scenario: str) -> None:
-    request = SCENARIOS[scenario]
-    body = request_body(request)
-    # The body that is sent is exactly the golden's body, re-read in order.
-    assert json.loads(encode_body(body)) == body
-    assert golden == {
-        "method": "POST",
-        "url": chat_url("https://api.deepseek.com"),
-        "headers": request_headers(FAKE_KEY),
-        "body": body,
+def test_wire_request_matches_the_golden(
+    impl: Implementation, scenario: str, snapshot: SnapshotAssertion
+) -> None:
+    op = {
+        "op": "deepseek-request",
+        "request": SCENARIOS[scenario],
+        "apiKey": FAKE_KEY,
+        "baseUrl": BASE_URL,
     }
+    case = Case(
+        id=f"golden/deepseek/{scenario}",
+        contracts=(CONTRACT,),
+        why=WHY,
+        ops=(op,),
+        requires=("deepseek-wire",),
+    )
+    (observed,) = check(impl, case)
+    sent = observed.get("request", observed) if isinstance(observed, dict) else observed
+    assert_golden(snapshot, WireGoldens, scenario, sent)

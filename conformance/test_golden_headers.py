@@ -4,35 +4,31 @@ Each scenario assembles a prompt through the `registry` capability, builds the r
 from it (the rendered system text, the assembled tools, a resolved call config), and has the
 implementation canonicalize it (`header-canonical`) and fold it from a logged `request/header`
 event (`session-header`). The canonical header must be the same for every implementation, byte
-for byte: it is compared with ``golden/headers/<scenario>.json``.
+for byte: it is compared with ``golden/headers/<scenario>.json`` (`conformance.goldens`).
 
 syrupy's JSON files sort object keys, so the parts whose order is the contract's are stored as
 JSON text: each tool schema as the exact ``JSON.stringify`` output. The config's key order is not
 fixed by the contract and is not part of the golden.
 
-Update after an intended change: ``python -m pytest tests/golden --snapshot-update``, then review
-the diff of ``golden/``.
+Update after an intended change (from a checkout): ``python -m pytest
+conformance/test_golden_headers.py --snapshot-update``, then review the diff of ``golden/``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.json import JSONSnapshotExtension
-from syrupy.location import PyTestLocation
-from syrupy.types import SnapshotIndex
 
-from conformance import scenario as s
-from conformance.case import Case
-from conformance.execute import ConformanceFailure, check
-from conformance.transport import Implementation
+from . import scenario as s
+from .case import Case
+from .execute import ConformanceFailure, check
+from .goldens import GoldenFiles, assert_golden
+from .jsontext import dumps
+from .transport import Implementation
 
-GOLDEN: Final = Path(__file__).resolve().parents[2] / "golden" / "headers"
 CONTRACT: Final = "PROMPT-HEADER-CANONICAL"
 WHY: Final = (
     "Header = {config, adapterDefaults?, system?, tools?}: the resolved call config, which config "
@@ -43,20 +39,10 @@ WHY: Final = (
 )
 
 
-class GoldenHeaders(JSONSnapshotExtension):
-    """One file per scenario, ``golden/headers/<scenario>.json``, shared by every implementation."""
+class GoldenHeaders(GoldenFiles):
+    """``golden/headers/<scenario>.json`` (syrupy's JSON: keys sorted)."""
 
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(GOLDEN)
-
-    @classmethod
-    def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(GOLDEN)
-
-    @classmethod
-    def get_snapshot_name(cls, *, test_location: PyTestLocation, index: SnapshotIndex = 0) -> str:
-        return str(index)
+    golden_set = "headers"
 
 
 READ: Final = s.schema(
@@ -104,9 +90,7 @@ def golden_form(header: dict[str, Any]) -> dict[str, Any]:
     """The header with each tool schema as its JSON text (key order kept), the rest as is."""
     form = dict(header)
     if "tools" in form:
-        form["tools"] = [
-            json.dumps(t, ensure_ascii=False, separators=(",", ":")) for t in form["tools"]
-        ]
+        form["tools"] = [dumps(t, separators=(",", ":")) for t in form["tools"]]
     return form
 
 
@@ -149,4 +133,4 @@ def test_canonical_header_matches_the_golden(
             f"golden/{name}: the folded header {folded['header']} is not the canonical one "
             f"{canonical['header']}"
         )
-    assert golden_form(canonical["header"]) == snapshot.use_extension(GoldenHeaders)(name=name)
+    assert_golden(snapshot, GoldenHeaders, name, golden_form(canonical["header"]))
