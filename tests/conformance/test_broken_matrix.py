@@ -1,12 +1,12 @@
 """The broken-harness matrix: every way a harness can misbehave, through the real runner.
 
-Each row runs ``dsh-conformance`` on `broken_harness.py` in one mode, restricted to one contract
-(9 cases) with a 2 s case timeout. Every row must finish in bounded time, exit 1, and produce a
+Each row runs ``dsh-conformance`` on `broken_harness.py` in one mode, restricted to one contract's
+example cases with a 2 s case timeout. Every row must finish in bounded time, exit 1, and produce a
 report whose errors sit on the right tests, say what happened, and stay small:
 
 - a harness that fails at start is reported once (the first test), with its diagnosis, and the
   other tests are "not reached";
-- a harness that misbehaves on every third run errs on the 3rd, 6th and 9th tests exactly (the
+- a harness that misbehaves on every third run errs on the 3rd, 6th, 9th… tests exactly (the
   suite restarts it after a failure, and its count restarts with it), nowhere else.
 """
 
@@ -23,9 +23,13 @@ from typing import Any
 import pytest
 from test_transport import assert_all_gone
 
+from conformance.catalog import cases
+
 BROKEN = Path(__file__).with_name("broken_harness.py")
 CONTRACT = "PROMPT-SCOPE-SHADOW"
 EVERY = 3
+#: The tests of CONTRACT (all of them example cases; ``-k test_example`` keeps it so).
+TESTS = len(cases(frozenset({CONTRACT})))
 LIMIT = 90.0  # seconds for one row, however the harness misbehaves
 
 AT_START = [
@@ -66,6 +70,8 @@ def run_matrix_row(
             command,
             "--contract",
             CONTRACT,
+            "-k",
+            "test_example",
             "--case-timeout",
             "2",
             "--conformance-json",
@@ -89,7 +95,7 @@ def run_matrix_row(
 def test_a_harness_failing_at_start_is_reported_once(tmp_path: Path, mode: str, says: str) -> None:
     status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode}")
     assert status == 1, output
-    assert [r["outcome"] for r in results] == ["errored"] + ["not reached"] * 8, results
+    assert [r["outcome"] for r in results] == ["errored"] + ["not reached"] * (TESTS - 1), results
     assert "handshake failed" in results[0]["message"]
     assert says in results[0]["message"]
     assert output.count(says) == 1
@@ -102,8 +108,10 @@ def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
     status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}")
     assert status == 1, output
     outcomes = [r["outcome"] for r in results]
-    assert outcomes == ["passed", "passed", "errored"] * 3, outcomes
-    for result in results[2::3]:
+    # The harness counts its runs afresh after each restart, so every EVERY-th test errs.
+    expected = [("errored" if n % EVERY == 0 else "passed") for n in range(1, TESTS + 1)]
+    assert outcomes == expected, outcomes
+    for result in results[EVERY - 1 :: EVERY]:
         assert says in result["message"], result["message"]
 
 

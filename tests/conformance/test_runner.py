@@ -20,6 +20,8 @@ from xml.etree import ElementTree
 from jsonschema import Draft202012Validator
 
 import conformance
+from conformance.catalog import cases
+from conformance.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
 
@@ -28,6 +30,10 @@ REPORT_SCHEMA = Draft202012Validator(
     json.loads((Path(conformance.__file__).parent / "report.schema.json").read_text())
 )
 CONTRACT = "PROMPT-REGISTRY-CONTRACT"
+#: ``--contract CONTRACT -k test_example`` selects exactly the catalogue's cases of CONTRACT
+#: (`dsh-conformance --list`), so the counts below hold whatever cases are added.
+EXAMPLES = ("--contract", CONTRACT, "-k", "test_example")
+CASES = len(cases(frozenset({CONTRACT})))
 
 
 class NoCapabilities(Driver):
@@ -186,7 +192,7 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
 
 def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> None:
     command = f"{sys.executable} {BROKEN} crash-at-start"
-    status, output, report = run_runner(tmp_path, "--impl", command, limit=120)
+    status, output, report = run_runner(tmp_path, "--impl", command, *EXAMPLES, limit=120)
     (broken,) = report["implementations"]
     errored = [r for r in broken["results"] if r["outcome"] == "errored"]
     assert status == 1
@@ -194,49 +200,59 @@ def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> Non
     assert "Cannot find module '/srv/missing.js'" in errored[0]["message"]
     assert output.count("Cannot find module") == 1
     selection = broken["selection"]
-    assert selection["not reached"] == selection["collected"] - 1, selection
+    assert selection["not reached"] == CASES - 1, selection
+    assert selection["deselected"] == selection["collected"] - CASES, selection
     assert broken["status"] == "does not conform"
 
 
 def test_a_harness_that_never_starts_costs_one_timeout(tmp_path: Path) -> None:
     command = f"{sys.executable} {BROKEN} slow-start"
-    args = ("--impl", command, "--case-timeout", "1", "--contract", CONTRACT)
+    args = ("--impl", command, "--case-timeout", "1", *EXAMPLES)
     status, output, report = run_runner(tmp_path, *args, limit=60)
     (broken,) = report["implementations"]
     assert status == 1
     assert "no answer to 'start' within 1 s" in output
-    assert broken["contracts"][CONTRACT]["not reached"] == 20
+    assert broken["contracts"][CONTRACT]["not reached"] == CASES - 1
 
 
 def test_max_errors_stops_an_implementation_after_n_errors(tmp_path: Path) -> None:
     command = f"{sys.executable} {BROKEN} garbage"
-    args = ("--impl", command, "--contract", CONTRACT, "--max-errors", "2")
+    args = ("--impl", command, *EXAMPLES, "--max-errors", "2")
     status, _, report = run_runner(tmp_path, *args)
     tally = report["implementations"][0]["contracts"][CONTRACT]
     assert status == 1
-    assert tally["errored"] == 2 and tally["not reached"] == 19, tally
+    assert tally["errored"] == 2 and tally["not reached"] == CASES - 2, tally
     assert "not reached" in tally and tally["verdict"] == "DOES NOT CONFORM"
 
 
 def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(tmp_path: Path) -> None:
-    args = ("--impl", "test_runner:NoCapabilities", "--contract", CONTRACT)
-    status, output, _ = run_runner(tmp_path, *args)
+    args = ("--impl", "test_runner:NoCapabilities", *EXAMPLES)
+    status, output, report = run_runner(tmp_path, *args)
+    collected = report["implementations"][0]["selection"]["collected"]
     assert status == 0, output  # not applicable is not a failure by default, but it is said:
-    assert "ran 21 of 135 tests (114 deselected); of those run, 21 not applicable" in output
+    assert (
+        f"ran {CASES} of {collected} tests ({collected - CASES} deselected); "
+        f"of those run, {CASES} not applicable"
+    ) in output
     status, output, _ = run_runner(tmp_path, *args, "--fail-on-skip")
     assert status == 1, output
-    assert "--fail-on-skip: 21 selected test(s) of test_runner:NoCapabilities did not run" in output
+    assert (
+        f"--fail-on-skip: {CASES} selected test(s) of test_runner:NoCapabilities did not run"
+    ) in output
 
 
 def test_a_partial_run_says_what_did_not_run(tmp_path: Path) -> None:
-    status, output, report = run_runner(tmp_path, "-k", "registry/builtin-sections-by-default")
+    status, output, report = run_runner(
+        tmp_path, *EXAMPLES, "--contract", "PROMPT-STRICT-RENDER", "-k", "builtin-sections-by"
+    )
     (reference,) = report["implementations"]
     tally = reference["contracts"][CONTRACT]
     assert status == 0, output
-    assert tally["passed"] == 1 and tally["deselected"] == 20, tally
-    assert tally["verdict"] == "incomplete: 1 of 21 run"
+    assert tally["passed"] == 1 and tally["deselected"] == CASES - 1, tally
+    assert tally["verdict"] == f"incomplete: 1 of {CASES} run"
     assert reference["contracts"]["PROMPT-STRICT-RENDER"]["verdict"] == "not selected"
-    assert reference["contracts"]["ROOT-MODEL"]["verdict"] == "no cases yet"
+    assert report["status"] == reference["status"] == "incomplete"
+    assert set(reference["contracts"]) == {CONTRACT, "PROMPT-STRICT-RENDER"}
     assert report["status"] == reference["status"] == "incomplete"
 
     status, output, report = run_runner(
@@ -245,6 +261,14 @@ def test_a_partial_run_says_what_did_not_run(tmp_path: Path) -> None:
     tally = report["implementations"][0]["contracts"][CONTRACT]
     assert status == 1
     assert tally["failed"] == 1 and tally["not reached"] > 0, tally
+
+
+def test_a_contract_without_collected_tests_says_no_cases_yet() -> None:
+    report = Report([CONTRACT, "ROOT-MODEL"])
+    report.collect("impl", "t", (CONTRACT,))
+    report.record(Result("t", "impl", (CONTRACT,), "passed"))
+    tally = report.tally("impl")
+    assert (verdict(tally[CONTRACT]), verdict(tally["ROOT-MODEL"])) == ("conforms", "no cases yet")
 
 
 def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> None:
@@ -330,13 +354,15 @@ def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
         "--contract",
         CONTRACT,
     )
-    status, output, report = run_runner(tmp_path, *args, "-k", "builtin")
+    status, output, report = run_runner(tmp_path, *args, "-k", "test_example and builtin")
+    builtin = sum("builtin" in case.id for case in cases(frozenset({CONTRACT})))
     assert status == 1
     assert "comparison of 2 implementations" in output
     assert "  [1] reference\n  [2] test_runner:IdentityAlwaysOff" in output
     (row,) = [line for line in output.splitlines() if line.startswith(CONTRACT)]
     cells = [cell.strip() for cell in row[len(CONTRACT) :].split("  ") if cell.strip()]
-    assert cells == ["incomplete: 4 of 21 run", "DOES NOT CONFORM"], row  # a verdict per column
+    # a verdict per column
+    assert cells == [f"incomplete: {builtin} of {CASES} run", "DOES NOT CONFORM"], row
     assert "  test_example[registry/builtin-sections-by-default]: [1] passed, [2] failed" in output
     assert output.count("contract ID  ") == 1  # not one full table after another
     assert [i["label"] for i in report["implementations"]] == [
