@@ -257,7 +257,9 @@ class Subprocess(Implementation):
             self._blame_leftovers()
             answer = self._request(run_message(case_id, scenario), "run")
             if self._is_late(answer, case_id):
-                answer = self._read_answer("run")
+                # Out of step, and it may go on writing: this case gets a fresh process.
+                self._restart()
+                answer = self._request(run_message(case_id, scenario), "run")
             self._last_case = (self.owner, case_id)
             outcome = parse_outcome(answer, case_id)
             check_answer(answer, "run")
@@ -281,8 +283,11 @@ class Subprocess(Implementation):
         extra = child.leftovers()
         if extra:
             self._blame_previous(show(extra[0]))
-            self._kill()
-            self.handshake()
+            self._restart()
+
+    def _restart(self) -> None:
+        self._kill()
+        self.handshake()
 
     def _is_late(self, answer: Json, case_id: str) -> bool:
         """Whether ``answer`` is a second answer to the previous case (then it is blamed)."""

@@ -10,7 +10,7 @@ MODE, at a ``run``: crash (exit 3 after writing to stderr), hang (never answer),
 line that is not JSON), wrong-case (answer for another case), endless-line (print without a
 newline, forever), huge-garbage (a 6 MB line that is not JSON), huge-stderr (a 20 MB stderr line,
 then crash), double (answer twice, both lines in one write), late-double (answer, then a second
-line a moment later), flood (answer, then print protocol-looking lines without end),
+line a moment later), flood (answer, then print the same answer again without end),
 extra-field, errored-without-case, bad-observation (answers that break ``protocol.schema.json``).
 
 MODE, at the start: bad-handshake (speak protocol 999), slow-start (sleep before answering the
@@ -95,9 +95,9 @@ def misbehave(mode: str, message: dict[str, object], response: dict[str, object]
     if mode == "double":
         write(json.dumps(response) + "\n" + json.dumps(response) + "\n")
         return False
-    if mode == "flood":  # the answer, then valid-looking lines without end
-        write(json.dumps(response) + "\n")
-        line = json.dumps({"type": "observed", "case": "flood", "observations": []}) + "\n"
+    if mode == "flood":  # the answer, then the same answer again without end
+        line = json.dumps(response) + "\n"
+        write(line)
         while True:
             write(line * 1000)
     if mode == "late-double":
