@@ -1,8 +1,8 @@
 """The suite's side of conformance/PROTOCOL.md: the handshake, the outcomes, and their checks.
 
-Responses are checked structurally here, at run time, so that a malformed answer becomes a clear
-``errored`` outcome instead of a confusing comparison failure. The full JSON Schema
-(``protocol.schema.json``) is enforced by the suite's own tests.
+Responses are checked structurally here, so that a malformed answer becomes a clear ``errored``
+outcome instead of a confusing comparison failure; both transports then check every answer against
+the full JSON Schema (``protocol.schema.json``, `conformance.validate`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ Json = Any
 
 PROTOCOL_VERSION: Final = 1
 
-#: Capabilities protocol version 1 knows. An implementation may list others; they are ignored.
+#: Capabilities protocol version 1 knows (PROTOCOL.md's table). An implementation may list others;
+#: they are ignored.
 CAPABILITIES: Final = (
     "registry",
     "registry-1.1",

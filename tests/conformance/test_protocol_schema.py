@@ -18,7 +18,8 @@ from jsonschema import Draft202012Validator
 import conformance
 from conformance.case import Case
 from conformance.cases import all_cases
-from conformance.protocol import STOP_MESSAGE, run_message, start_message
+from conformance.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
+from reference import harness
 from reference.harness import Driver
 
 PACKAGE = Path(conformance.__file__).parent
@@ -121,3 +122,11 @@ def test_protocol_md_documents_every_op_of_the_schema() -> None:
     ops |= {"projection-start"}
     missing = sorted(op for op in ops if f"| `{op}` |" not in documented)
     assert not missing, f"PROTOCOL.md has no row for op(s) {missing}"
+
+
+def test_the_suite_the_reference_and_protocol_md_know_the_same_capabilities() -> None:
+    documented = (PACKAGE / "PROTOCOL.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z0-9.-]+)` \| 1\.[0-9]+ \|", documented, re.MULTILINE))
+    assert set(CAPABILITIES) == rows == set(harness.CAPABILITIES)
+    needed = {capability for case in CASES for capability in case.requires}
+    assert needed <= set(CAPABILITIES), needed - set(CAPABILITIES)
