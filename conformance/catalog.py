@@ -3,8 +3,9 @@
 An example case is data already (`conformance.case.Case`): exported as JSON, with the exact ``run``
 message to send and the expected observation of each op, a project in another language runs the
 cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
-property tests generate their cases with Hypothesis while they run: they stay Python-only, and
-the listing says so.
+property tests generate their cases with Hypothesis while they run, and the other tests of the
+suite (goldens, HTTP, timing, the live cache check) need it around them: they stay Python-only,
+and the listing names them, by contract ID, and says so.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,8 +36,9 @@ COMPARISON: Final = (
     "is expected fails."
 )
 PROPERTIES_NOTE: Final = (
-    "Property tests (Hypothesis) generate their cases while they run: they are run by "
-    "dsh-conformance only, not exported."
+    "Property tests (Hypothesis) generate their cases while they run, and the other tests (golden "
+    "files, HTTP to the suite's own server, timing, the live cache check) need the suite around "
+    "them: both are run by dsh-conformance only, not exported."
 )
 
 
@@ -45,15 +48,26 @@ def cases(contracts: frozenset[str] = frozenset()) -> list[Case]:
 
 
 def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
-    """The property tests: name, contract IDs and the first line of their docstring."""
+    """The property tests (``test_property_*``): name, contract IDs, first docstring line."""
+    return _tests(contracts, lambda module: module.startswith("test_property_"))
+
+
+def other_tests(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
+    """The suite's tests that are neither example cases nor properties (goldens, HTTP, timing)."""
+    return _tests(
+        contracts,
+        lambda module: module != "test_examples" and not module.startswith("test_property_"),
+    )
+
+
+def _tests(contracts: frozenset[str], wanted: Callable[[str], bool]) -> list[dict[str, Json]]:
     found = []
     for info in sorted(pkgutil.iter_modules(conformance.__path__), key=lambda i: i.name):
-        if not info.name.startswith("test_property_"):
+        if not info.name.startswith("test_") or not wanted(info.name):
             continue
         module = importlib.import_module(f"conformance.{info.name}")
         for name, test in vars(module).items():
-            marks = getattr(test, "pytestmark", [])
-            tagged = tuple(c for mark in marks if mark.name == "contract" for c in mark.args)
+            tagged = _contracts(test)
             if not name.startswith("test_") or not tagged:
                 continue
             if contracts and not contracts & set(tagged):
@@ -70,14 +84,30 @@ def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]
     return found
 
 
+def _contracts(test: Any) -> tuple[str, ...]:
+    """The contract IDs a test carries: on the function, or on its parameters (`pytest.param`)."""
+    tagged: list[str] = []
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name == "contract":
+            tagged += mark.args
+        elif mark.name == "parametrize" and len(mark.args) > 1:
+            for value in mark.args[1]:
+                for inner in getattr(value, "marks", ()):
+                    if inner.name == "contract":
+                        tagged += inner.args
+    return tuple(dict.fromkeys(tagged))
+
+
 def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
-    """``--list --json``: every case and property test, and the count per contract ID."""
+    """``--list --json``: every case, property test and other test, and counts per contract ID."""
     chosen = cases(contracts)
     props = properties(contracts)
+    others = other_tests(contracts)
     counts = {
         contract: {
             "cases": sum(contract in c.contracts for c in chosen),
             "properties": sum(contract in p["contracts"] for p in props),
+            "other": sum(contract in o["contracts"] for o in others),
         }
         for contract in CONTRACT_IDS
         if not contracts or contract in contracts
@@ -87,6 +117,7 @@ def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
         "contracts": counts,
         "cases": [_summary(case) for case in chosen],
         "properties": props,
+        "other": others,
         "note": PROPERTIES_NOTE,
     }
 
@@ -98,14 +129,18 @@ def render_listing(data: dict[str, Json]) -> str:
         requires = f" (needs {', '.join(case['requires'])})" if case["requires"] else ""
         lines.append(f"{case['id']}  [{', '.join(case['contracts'])}]{requires}")
         lines.append(f"    why: {case['why']}")
-    for prop in data["properties"]:
-        lines.append(f"{prop['module']}::{prop['test']}  [{', '.join(prop['contracts'])}]")
-        lines.append(f"    property: {prop['why']}")
+    for kind, key in (("property", "properties"), ("test", "other")):
+        for test in data[key]:
+            lines.append(f"{test['module']}::{test['test']}  [{', '.join(test['contracts'])}]")
+            lines.append(f"    {kind}: {test['why']}")
     width = max(len(contract) for contract in data["contracts"])
     lines.append("")
-    lines.append(f"{'contract ID':<{width}}  cases  properties")
+    lines.append(f"{'contract ID':<{width}}  cases  properties  other")
     for contract, count in data["contracts"].items():
-        lines.append(f"{contract:<{width}}  {count['cases']:>5}  {count['properties']:>10}")
+        lines.append(
+            f"{contract:<{width}}  {count['cases']:>5}  {count['properties']:>10}  "
+            f"{count['other']:>5}"
+        )
     lines.append(data["note"])
     return "\n".join(lines)
 

@@ -69,7 +69,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
-       dsh-conformance --list [--json]           every case and property test, by contract ID
+       dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 
 Runs the conformance suite against implementations (default: --impl reference) and prints a

@@ -136,6 +136,7 @@ def _skip_reason(impl: Implementation) -> str | None:
 
 @pytest.mark.contract("PROMPT-CACHE-E2E")
 def test_every_request_after_the_first_reads_the_cache(impl: Implementation) -> None:
+    """Live (DEEPSEEK_API_KEY): every request after the first reads the provider's cache."""
     reason = _skip_reason(impl)
     if reason:
         pytest.skip(reason)

@@ -29,6 +29,7 @@ def loopback_only() -> None:
 )
 @pytest.mark.usefixtures("loopback_only")
 def test_deepseek_http(impl: Implementation, http_case: HttpCase) -> None:
+    """The adapter over real HTTP to the suite's loopback server yields the expected chunks."""
     __tracebackhide__ = True
     require_capabilities(impl, ("deepseek-http",))
     with LoopbackServer(http_case.responses()) as server:

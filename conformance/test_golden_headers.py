@@ -99,6 +99,7 @@ def golden_form(header: dict[str, Any]) -> dict[str, Any]:
 def test_canonical_header_matches_the_golden(
     impl: Implementation, name: str, snapshot: SnapshotAssertion
 ) -> None:
+    """Each scenario's canonical header, assembled and folded, is golden/headers/<name>.json."""
     scenario = SCENARIOS[name]
     assembled = check(
         impl,

@@ -121,6 +121,7 @@ SCENARIOS: Final[dict[str, Json]] = {
 def test_wire_request_matches_the_golden(
     impl: Implementation, scenario: str, snapshot: SnapshotAssertion
 ) -> None:
+    """Each scenario's request (URL, headers, body in order) is golden/deepseek/<name>.json."""
     op = {
         "op": "deepseek-request",
         "request": SCENARIOS[scenario],

@@ -5,12 +5,14 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.case import CONTRACT_IDS, compare
 from conformance.cases import all_cases
 from conformance.protocol import PROTOCOL_VERSION
@@ -43,6 +45,12 @@ def test_list_as_json_names_every_case_with_its_contracts_and_why(
     assert all(case["why"] and case["contracts"] for case in data["cases"])
     assert set(data["contracts"]) == set(CONTRACT_IDS)
     assert data["properties"] and "not exported" in data["note"]
+    # Every test module of the suite is listed: the example cases, or its tests by name.
+    modules = {info.name for info in pkgutil.iter_modules(conformance.__path__)}
+    listed = {test["module"] for test in data["properties"] + data["other"]}
+    assert {m for m in modules if m.startswith("test_")} == listed | {"test_examples"}
+    for counts in data["contracts"].values():
+        assert set(counts) == {"cases", "properties", "other"}
 
 
 def test_list_as_text_can_be_restricted_to_a_contract(capsys: pytest.CaptureFixture[str]) -> None:
