@@ -14,8 +14,9 @@ Json = Any
 
 PROTOCOL_VERSION: Final = 1
 
-#: Capabilities protocol version 1 knows. An implementation may list others; they are ignored.
-CAPABILITIES: Final = ("registry",)
+#: Capabilities protocol version 1.1 knows (PROTOCOL.md, "Capabilities"). An implementation may
+#: list others; they are ignored.
+CAPABILITIES: Final = ("registry", "registry-1.1", "async-providers")
 
 
 class ProtocolError(Exception):
