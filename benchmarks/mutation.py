@@ -3,8 +3,9 @@
 Every mutant of ``reference/`` (mutmut) is judged by the conformance suite only — the example
 cases and the properties, against the reference in-process, as ``dsh-conformance`` runs them —
 never by the project's own unit tests. A surviving mutant is a wrong implementation the suite
-lets pass, unless it is *equivalent* (nothing the protocol can observe changes); `EQUIVALENT`
-lists those, each with the reason, and the score leaves them out.
+lets pass, unless it is *equivalent* (nothing the protocol can observe changes);
+``mutation_equivalents.tsv`` beside this script lists those, each with the reason, and the score
+leaves them out. A mutant that makes the suite time out counts as detected.
 
 It takes several minutes on two cores, so it never runs in CI. It never touches the checkout: it
 copies ``reference/`` and ``conformance/`` into a work directory, writes mutmut's configuration
@@ -15,7 +16,7 @@ there, and runs mutmut from a virtual environment of its own:
         'syrupy>=7,<8' 'respx>=0.23.1,<0.24' 'httpx>=0.28.1,<0.29'
     python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut
 
-It prints the counts by status, the score, and every survivor that `EQUIVALENT` does not explain
+It prints the counts by status, the score, and every survivor the list does not explain
 (``mutmut show NAME`` in the work directory shows its diff).
 """
 
@@ -44,10 +45,20 @@ pytest_add_cli_args_test_selection = ["conformance/"]
 """
 
 #: mutmut's exit-code meanings (``mutmut.stats.status_by_exit_code``), folded into what counts.
-STATUS: Final = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"}
+STATUS: Final = {
+    **dict.fromkeys((1, 3), "killed"),
+    0: "survived",
+    **dict.fromkeys((5, 33), "no tests"),
+    **dict.fromkeys((-24, 24, 36, 152, 255), "timeout"),
+}
+DETECTED: Final = ("killed", "timeout")
 
-#: Survivors that change nothing the protocol can observe, by mutmut's name, with the reason.
-EQUIVALENT: Final[dict[str, str]] = {}
+
+def equivalent() -> dict[str, str]:
+    """Survivors that change nothing the protocol can observe: mutmut's name -> the reason."""
+    path = Path(__file__).with_name("mutation_equivalents.tsv")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return dict(line.split("\t", 1) for line in lines if line and not line.startswith("#"))
 
 
 def prepare(workdir: Path) -> None:
@@ -73,27 +84,30 @@ def results(workdir: Path) -> dict[str, str]:
     for meta in sorted((workdir / "mutants" / "reference").glob("*.py.meta")):
         exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         for name, code in exit_codes.items():
-            statuses[name] = STATUS.get(code, "timeout or other") if code is not None else "not run"
+            statuses[name] = (
+                STATUS.get(code, f"exit code {code}") if code is not None else "not run"
+            )
     return statuses
 
 
 def report(statuses: dict[str, str]) -> None:
+    known = equivalent()
     counts = Counter(statuses.values())
     survivors = sorted(name for name, status in statuses.items() if status == "survived")
-    equivalent = [name for name in survivors if name in EQUIVALENT]
-    real = [name for name in survivors if name not in EQUIVALENT]
-    killed = counts["killed"]
+    real = [name for name in survivors if name not in known]
+    detected = sum(counts[status] for status in DETECTED)
     print(f"mutants: {len(statuses)}")
     for status, count in sorted(counts.items()):
         print(f"  {status}: {count}")
-    judged = killed + len(survivors)
-    print(f"killed / (killed + survived): {killed}/{judged} = {killed / judged:.1%}")
-    non_equivalent = killed + len(real)
+    judged = detected + len(survivors)
+    print(f"detected / (detected + survived): {detected}/{judged} = {detected / judged:.1%}")
+    non_equivalent = detected + len(real)
     print(
-        f"non-equivalent kill rate: {killed}/{non_equivalent} = {killed / non_equivalent:.1%} "
-        f"({len(equivalent)} equivalent survivors left out)"
+        f"non-equivalent kill rate: {detected}/{non_equivalent} = "
+        f"{detected / non_equivalent:.1%} ({len(survivors) - len(real)} equivalent survivors "
+        "left out)"
     )
-    stale = sorted(set(EQUIVALENT) - set(survivors))
+    stale = sorted(set(known) - set(survivors))
     if stale:
         print(f"listed as equivalent but not surviving (remove them): {stale}")
     print(f"survivors not known to be equivalent ({len(real)}):")

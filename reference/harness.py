@@ -7,7 +7,8 @@ stdin/stdout (``--impl dsh-reference-harness``), so the subprocess path is exerc
 Each ``run`` executes its scenario in a fresh asyncio loop. Scripted providers and listeners are
 closures built from the scenario's data; after every op the scenario runs until quiescent (every
 assembly finished, or parked on a closed gate or an unaborted signal), which makes the
-observations deterministic.
+observations deterministic. Every provider and listener with an ``id`` is counted and records what
+it was given (the ``received`` op of protocol 1.1).
 
 Wrong implementations for the suite's own tests subclass `Driver` and override one hook
 (`make_registry`, `render_prompt`, `render_context`).

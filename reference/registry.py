@@ -5,9 +5,10 @@ PROMPT-ASSEMBLY-PIPELINE, PROMPT-ASSEMBLY-MUTATION-TEST and PROMPT-VARIABLE-TEST
 itself is in `tool_order`, the rendering of an assembly in `render`).
 
 A *layer* is the global layer (key ``None``) or one `Scope`. Every registration is made in one
-layer and returns a `Registration` whose ``release()`` undoes it. An assembly for scope S reads the
-global layer, then every layer on S's chain from the farthest ancestor to S itself; for sections,
-contexts and variables the nearest layer wins a name.
+layer and returns a `Registration` whose ``release()`` undoes it; a scoped layer exists while it
+holds at least one registration, and `dispose_scope` releases all it holds. An assembly for scope
+S reads the global layer, then every layer on S's chain from the farthest ancestor to S itself;
+for sections, contexts and variables the nearest layer wins a name.
 
 `assemble` is the only coroutine: providers and ``system-prompt/assemble`` listeners may be async
 (a listener may wait on a gate or on the turn's abort signal, PROMPT-CANCEL-TEST).

@@ -29,6 +29,11 @@ def _sections(*extra: Json) -> list[Json]:
     return [*BUILTINS, *extra]
 
 
+def _with_scope(register: Json, scope: str | None) -> Json:
+    """A `register` op saying `scope` (protocol 1.1) where the builders say `layer`."""
+    return {**{k: v for k, v in register.items() if k != "layer"}, "scope": scope}
+
+
 def _payload() -> Json:
     """The registry's output with nothing registered: what the waterfall's first listener gets."""
     return {"sections": _sections(), "contexts": [], "tools": [], "variables": {}}
@@ -591,7 +596,7 @@ CASES: list[Case] = [
         why=(
             "The assembly context carries the assembly's own abort signal, so a listener that "
             "runs after the abort sees it aborted, with the reason given (PROTOCOL: `abort` "
-            "without a reason means {kind: user})."
+            "without a reason means {kind: user}; an assembly may start already aborted)."
         ),
         ops=(
             s.listen("outer", s.listener(wait_abort=True)),
@@ -601,11 +606,13 @@ CASES: list[Case] = [
             s.received("inner", expect=s.calls()),
             s.abort("a"),
             s.abort("b", {"kind": "disposed"}),
+            s.assemble("c", aborted=True, reason={"kind": "disposed", "by": "test"}),
             s.received(
                 "inner",
                 expect=s.calls(
                     s.call(reason={"kind": "user"}, payload=_payload()),
                     s.call(reason={"kind": "disposed"}, payload=_payload()),
+                    s.call(reason={"kind": "disposed", "by": "test"}, payload=_payload()),
                 ),
             ),
         ),
@@ -681,6 +688,42 @@ CASES: list[Case] = [
             s.await_("a", expect=s.PENDING),
             s.open_gate("late"),
             s.await_("a", expect=s.assembly(sections=_sections())),
+        ),
+    ),
+    Case(
+        id="scopes/register-says-scope-since-1-1",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_1,
+        why=(
+            "Each registration is made in the caller's layer, global or one scope (PROTOCOL "
+            "1.1: `register` takes `scope` as the word for `layer`): a section registered with "
+            "scope s is seen by s's assemblies only."
+        ),
+        ops=(
+            s.scope("s"),
+            _with_scope(s.section("x", "x", 1, "in s"), "s"),
+            _with_scope(s.context("g", "clock", 1, "global"), None),
+            s.assemble("in-s", "s", expect=s.assembly(sections=_sections(s.entry("x", "in s")))),
+            s.assemble(
+                "in-g",
+                expect=s.assembly(sections=_sections(), contexts=[s.entry("clock", "global")]),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/provider-waiting-for-the-abort-signal",
+        contracts=LAYERS,
+        requires=s.ASYNC_PROVIDERS,
+        why=(
+            "An implementation may accept asynchronous providers; the assembly context carries "
+            "the abort signal, so a provider waiting for it holds its assembly until that "
+            "assembly is aborted, then goes on."
+        ),
+        ops=(
+            s.section("sec", "sec", 1, s.provider("S", wait_abort=True)),
+            s.assemble("a", expect=s.PENDING),
+            s.abort("a"),
+            s.await_("a", expect=s.assembly(sections=_sections(s.entry("sec", "S")))),
         ),
     ),
     Case(
