@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .logview import compare_loop
+
 Json = Any
 
 #: Every contract ID of CONTRACTS.md; a case naming anything else is a bug in the suite.
@@ -40,6 +42,7 @@ CONTRACT_IDS: Final = (
 #: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
 _STATE_OPS: Final = frozenset(
     {"configure", "scope", "register", "release", "listen", "open", "abort", "mutate"}
+    | {"agent", "followup", "steer", "cancel", "dispose"}
 )
 
 
@@ -56,6 +59,10 @@ class Case:
         unknown = [contract for contract in self.contracts if contract not in CONTRACT_IDS]
         if unknown or not self.contracts:
             raise ValueError(f"case {self.id!r}: unknown or missing contract IDs {unknown}")
+
+    def agents(self) -> list[str]:
+        """The agents the case creates (loop cases), in order."""
+        return [op["agent"] for op in self.ops if op.get("op") == "agent"]
 
     def scenario(self) -> Json:
         """The scenario as sent to the implementation: the ops without their expectations."""
@@ -95,6 +102,8 @@ def compare(expected: Json, observed: Json) -> str | None:
             f"expected {_show(expected)}, got error {got.get('kind')!r}: "
             f"{got.get('message', '')}".rstrip(": ")
         )
+    if {"log", "types", "requests"} & set(expected):
+        return compare_loop(expected, observed)
     if "assembly" in expected:
         if "assembly" not in observed:
             return f"expected an assembly, got {_show(observed)}"

@@ -13,6 +13,8 @@ from typing import Any, Final
 import pytest
 
 from .case import Case, mismatches
+from .invariant import check_requests
+from .logfold import fold_log
 from .protocol import ProtocolError
 from .transport import Implementation
 
@@ -31,27 +33,85 @@ class ConformanceFailure(AssertionError):
 
 
 def check(impl: Implementation, case: Case) -> list[Json]:
-    """Run ``case`` on ``impl`` and fail the current test unless every expectation holds."""
+    """Run ``case`` on ``impl`` and fail the current test unless every expectation holds.
+
+    For a loop case, the log of every agent is also folded by the suite (`conformance.logfold`),
+    and a rule it breaks fails the case when the rule belongs to one of the case's contracts.
+    """
+    __tracebackhide__ = True
+    observations, finals = _run(impl, case)
+    problems = mismatches(case, observations)
+    for agent, final in finals.items():
+        problems += [
+            f"agent {agent!r}, the suite's fold of its log: {violation}"
+            for violation in fold_log(final.get("log", [])).violations
+            if violation.contract in case.contracts
+        ]
+    _fail_on(case, problems, case.contracts)
+    return observations
+
+
+def check_invariant(impl: Implementation, case: Case) -> None:
+    """LOGGEDLOOP-REQUEST-INVARIANT and ROOT-MODEL over every request of a loop case.
+
+    Run on every implementation, from the log and the requests it reports after the case's last
+    op, with the suite's own fold: never the implementation's own check.
+    """
+    __tracebackhide__ = True
+    _observations, finals = _run(impl, case)
+    contracts = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
+    problems = []
+    for agent, final in finals.items():
+        log, requests = final.get("log", []), final.get("requests", [])
+        problems += [
+            f"agent {agent!r}: {v}" for v in check_requests(log, requests, final.get("sessionId"))
+        ]
+        problems += [
+            f"agent {agent!r}, the suite's fold of its log: {violation}"
+            for violation in fold_log(log).violations
+            if violation.contract in contracts
+        ]
+    _fail_on(case, problems, contracts)
+
+
+def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]:
+    """The case's observations, and for a loop case the final ``observe`` of every agent."""
     __tracebackhide__ = True
     if impl.latched_error is not None:
         # Within one test (a hypothesis property runs many cases), the first error decides:
         # retrying a crashing or hanging implementation only makes the run slower.
         raise impl.latched_error
     require_capabilities(impl, case.requires)
-    outcome = impl.run(case.id, case.scenario())
+    agents = case.agents()
+    scenario = case.scenario()
+    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in agents]
+    outcome = impl.run(case.id, scenario)
     if outcome.kind == "skipped":
         pytest.skip(f"skipped by the implementation: {outcome.reason}")
     if outcome.kind == "errored":
         context = "" if outcome.context is None else "\n" + _format_context(outcome.context)
         impl.latched_error = ImplementationErrored(f"{case.id}: {outcome.reason}{context}")
         raise impl.latched_error
-    problems = mismatches(case, outcome.observations)
+    observations = outcome.observations
+    if (
+        not agents
+        or not isinstance(observations, list)
+        or len(observations) != len(scenario["ops"])
+    ):
+        return observations, {}
+    count = len(case.ops)
+    finals = observations[count:]
+    return observations[:count], {
+        agent: final if isinstance(final, dict) else {}
+        for agent, final in zip(agents, finals, strict=True)
+    }
+
+
+def _fail_on(case: Case, problems: list[str], contracts: tuple[str, ...]) -> None:
+    __tracebackhide__ = True
     if problems:
         lines = "\n".join(f"  - {problem}" for problem in problems)
-        raise ConformanceFailure(
-            f"{case.id} ({', '.join(case.contracts)}):\n{lines}\nwhy: {case.why}"
-        )
-    return outcome.observations
+        raise ConformanceFailure(f"{case.id} ({', '.join(contracts)}):\n{lines}\nwhy: {case.why}")
 
 
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:

@@ -28,11 +28,13 @@ from .abort import AbortController, AbortSignal
 from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
+from .harness_loop import LOOP_OPS, LoopOps
+from .loop import Agent
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry",)
+CAPABILITIES: Final = ("registry", "loop")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -90,6 +92,10 @@ class Driver:
         sections = render_context_sections(assembly)
         return sections, join_context_sections(sections)
 
+    def make_agent(self, **options: Any) -> Agent:
+        """The loop's agent (`harness_loop`); a wrong loop overrides this."""
+        return Agent(**options)
+
 
 class _Run:
     """One started assembly: its task and the controller of its abort signal."""
@@ -124,6 +130,7 @@ class _Scenario:
         self.parked: list[asyncio.Future[None]] = []
         self.evaluations: dict[str, int] = {}
         self.changes = 0
+        self.loop = LoopOps(self)
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
         registry = self.driver.make_registry(config)
@@ -178,13 +185,15 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
+        if name in LOOP_OPS:
+            return await self.loop.apply(op)
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:
         """Run until every assembly has finished or is parked on a gate or an abort signal."""
         for _ in range(_SETTLE_ROUNDS):
             self.parked = [waiter for waiter in self.parked if not waiter.done()]
-            busy = sum(not run.task.done() for run in self.runs.values())
+            busy = sum(not run.task.done() for run in self.runs.values()) + self.loop.busy()
             if busy <= len(self.parked):
                 return
             await asyncio.sleep(0)

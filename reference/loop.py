@@ -27,13 +27,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
 from .abort import AbortController, AbortSignal
-from .assembly import Assembly, ToolSchema
+from .assembly import Assembly
 from .blocks import FAILED_KINDS, BlockAssembler
 from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
 from .inbox import Inbox, Target
@@ -357,7 +357,7 @@ class Agent:
         system = self.render_system(assembly)
         while True:
             messages = self.log.messages()
-            request = self.build_request(assembly.tools, system, messages, signal)
+            request = await self.build_request(assembly, system, messages, signal)
             assembler, chunk_seqs = await self._attempt(turn, step, request, signal)
             finish = assembler.finish
             if finish.get("kind") in FAILED_KINDS:
@@ -447,8 +447,8 @@ class Agent:
 
     # -- the request ------------------------------------------------------------------------------
 
-    def build_request(
-        self, tools: Sequence[ToolSchema], system: str, messages: list[Json], signal: AbortSignal
+    async def build_request(
+        self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
     ) -> Request:
         """Seed the config, fill adapter defaults, log the header and context, build the request.
 
@@ -456,12 +456,15 @@ class Agent:
         sessionId}`: every field of the header's `config` ..., then `messages`, then `system` and
         `tools` exactly when the canonical header has them (absent, never `null`, `''` or `[]`),
         then the session's id."
+
+        A coroutine, as the upstream's is (its config waterfall and call preparation await); the
+        step's ``assembly`` is passed for its tools.
         """
         config, markers = self._prepare(self._seed())
         draft: dict[str, Any] = {"config": config, "system": system}
         if markers:
             draft["adapterDefaults"] = markers
-        draft["tools"] = [schema.to_json() for schema in tools]
+        draft["tools"] = [schema.to_json() for schema in assembly.tools]
         header = canonical_header(draft)
         self.log_header(header)
         self._log_context(header["config"])
