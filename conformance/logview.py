@@ -42,6 +42,8 @@ CORE_TYPES: Final = frozenset(
     }
 )
 SESSION: Final = "#session"
+#: What an expected request field says to require that the field is absent.
+ABSENT: Final = "<absent>"
 
 
 class LoopView:
@@ -103,7 +105,8 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
     """``None`` if the viewed observation has what ``expected`` lists, else the first difference.
 
     ``expected`` may hold ``log`` (the whole view, event by event), ``types`` (only the types of
-    the view) and ``requests`` (for each request, the fields given, plus ``dispatchSeq``).
+    the view) and ``requests`` (for each request, the fields given, plus ``dispatchSeq``; a
+    field given as `ABSENT` must be absent).
     """
     if not isinstance(observed, dict) or "log" not in observed:
         return f"expected a log observation, got {_show(observed)}"
@@ -118,7 +121,7 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
             return problem
     if "requests" in expected:
         partial = [
-            {key: got.get(key, "<absent>") for key in want}
+            {key: got.get(key, ABSENT) for key in want}
             for want, got in zip(expected["requests"], view.requests, strict=False)
         ]
         problem = _compare_list("request", expected["requests"], partial, len(view.requests))

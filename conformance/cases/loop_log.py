@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import loopscenario as lp
 from .. import scenario as s
 from ..case import Case
+from ..logview import ABSENT
 from ..scenario import Json
 from .loop import ARGS, CALL, FOUR, HELLO, LOOP, _answered_turn, _relative
 
@@ -171,6 +172,29 @@ CASES = [
                     ],
                 ),
                 requests=[{"dispatchSeq": 5, "maxTokens": 4096}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/empty-system-and-tools-are-absent-from-header-and-request",
+        contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),
+        requires=LOOP,
+        why=(
+            "Canonical form: an empty system and an empty tool list become absent fields; a "
+            "loop-built request has `system` and `tools` exactly when the canonical header has "
+            "them (absent, never `null`, `''` or `[]`). Without the identity section and with "
+            "an empty persona the rendered system is `''`, and no tool is registered."
+        ),
+        ops=(
+            s.configure({"includeHarnessIdentity": False}),
+            lp.agent("a", model=[HELLO]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1, "hi", 1, header=[lp.header("initial", system=None), lp.context()]
+                ),
+                requests=[{"dispatchSeq": 5, "system": ABSENT, "tools": ABSENT}],
             ),
         ),
     ),

@@ -63,3 +63,23 @@ def test_the_unchanged_reference_passes_through_the_same_path(tmp_path: Path) ->
     for contract, tally in tallies.items():
         assert tally["passed"] > 0, f"{contract}: {tally}"
         assert tally["failed"] == tally["errored"] == 0, f"{contract}: {tally}"
+
+
+def test_a_request_that_differs_from_its_log_is_caught_by_the_invariant_check_only(
+    tmp_path: Path,
+) -> None:
+    """`RebuiltMessages` logs correctly and sends equal values in another key order: every case
+    expectation holds, and only the suite's own request check (LOGGEDLOOP-REQUEST-INVARIANT)
+    rejects it."""
+    loop_contracts = (
+        "PROMPT-STEP-BOUNDARY",
+        "PROMPT-CANCEL-TEST",
+        "PROMPT-RETRY-BOUNDARY",
+        "LOOP-REQUEST-ERROR-TEST",
+        "LOOP-RUNTIME-CONTEXT",
+        "LOOP-REQUEST-BUILD",
+        "PROMPT-HEADER-CHANGE-TEST",
+    )
+    tallies = run_suite(tmp_path, "RebuiltMessages", *loop_contracts)
+    for contract, tally in tallies.items():
+        assert tally["passed"] > 0 and tally["failed"] == 0, f"{contract}: {tally}"
