@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .jsonvalues import same_json_text, strict_equal
 from .logview import compare_loop
 
 Json = Any
@@ -142,12 +143,17 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
         return f"expected {_show(expected)}, got {_show(observed)}"
     for key, want in expected.items():
         got = observed.get(key, "<absent>")
-        same = _same_tools(want, got) if key == "tools" else want == got
+        same = _SAME.get(key, _equal)(want, got)
         if not same:
-            if want == got:
+            if want == got and key == "tools":
                 return (
                     f"{prefix}{key}: the schemas are equal, but a `parameters` object lost the "
                     f"provider's key order: expected {_show(want)}, got {_show(got)}"
+                )
+            if want == got:
+                return (
+                    f"{prefix}{key}: equal values, but not the same JSON (key order, or a "
+                    f"boolean for a number): expected {_show(want)}, got {_show(got)}"
                 )
             return f"{prefix}{key}: expected {_show(want)}, got {_show(got)}"
     return None
@@ -168,6 +174,44 @@ def _same_tools(expected: Json, observed: Json) -> bool:
             for want, got in zip(expected, observed, strict=True)
         )
     )
+
+
+def _same_header(expected: Json, observed: Json) -> bool:
+    """A header observation (PROMPT-HEADER-CANONICAL): every field equal as a JSON value, key
+    order not compared (config's is not fixed), but each tool schema as JSON text."""
+    if expected is None or observed is None:
+        return expected is observed
+    return strict_equal(expected, observed) and same_json_text(
+        expected.get("tools"), observed.get("tools")
+    )
+
+
+def _same_events(expected: Json, observed: Json) -> bool:
+    """A session log: each event equal as a JSON value, its informational ``time`` ignored."""
+    if not isinstance(observed, list) or len(observed) != len(expected):
+        return False
+    return all(
+        isinstance(got, dict) and strict_equal(want, _without_time(got))
+        for want, got in zip(expected, observed, strict=True)
+    )
+
+
+def _without_time(event: Json) -> Json:
+    return {key: value for key, value in event.items() if key != "time"}
+
+
+def _equal(expected: Json, observed: Json) -> bool:
+    return bool(expected == observed)
+
+
+#: Observation fields compared other than with ``==``. Derived messages are the logged objects
+#: "passed through verbatim", so their JSON text (key order included) must match.
+_SAME: Final = {
+    "tools": _same_tools,
+    "header": _same_header,
+    "messages": same_json_text,
+    "events": _same_events,
+}
 
 
 def _show(value: Json, limit: int = 600) -> str:

@@ -171,6 +171,14 @@ class LogFold:
         """Whether the current loop instance has logged a `request/header` yet."""
         return self._instance_has_header
 
+    def add_unreadable(self) -> None:
+        """Take the next seq for an event that could not be read at all (a line that is not
+        JSON): it changes nothing, and whoever read it reports why."""
+        if self.instance_starts[-1] == len(self.events):
+            self._start_instance()
+        self.events.append(None)
+        self._admitted.append(False)
+
     def messages(self) -> list[Json]:
         """The derived model messages of the surface as it is now (copies, key order kept)."""
         derived = (_derived_message(self.events[seq]) for seq in self.surface)

@@ -15,7 +15,7 @@ Json = Any
 PROTOCOL_VERSION: Final = 1
 
 #: Capabilities protocol version 1 knows. An implementation may list others; they are ignored.
-CAPABILITIES: Final = ("registry", "loop")
+CAPABILITIES: Final = ("registry", "session", "loop")
 
 
 class ProtocolError(Exception):

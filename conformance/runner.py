@@ -17,6 +17,10 @@ _PACKAGE = Path(__file__).parent
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check-log"]:
+        from . import check_log
+
+        return check_log.main(args[1:])
     if not any(arg == "--impl" or arg.startswith("--impl=") for arg in args):
         args += ["--impl", "reference"]
     return int(

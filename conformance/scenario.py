@@ -140,6 +140,71 @@ def counts(*, expect: Json = _UNSET) -> Json:
     return _op("counts", expect)
 
 
+# -- session ops (the `session` capability) -------------------------------------------------
+
+
+def session_seed(events: list[Json], *, expect: Json = _UNSET) -> Json:
+    return _op("session-seed", {"ok": True} if expect is _UNSET else expect, events=events)
+
+
+def session_append(
+    type: str,
+    data: Json,
+    *,
+    surface_op: Json = _UNSET,
+    source_seqs: Json = _UNSET,
+    inject: list[Json] | None = None,
+    expect: Json = _UNSET,
+) -> Json:
+    """Append ``{type, data, surfaceOp?, sourceEventSeqs?}``; expects ok unless told otherwise."""
+    event = {"type": type, "data": data}
+    if surface_op is not _UNSET:
+        event["surfaceOp"] = surface_op
+    if source_seqs is not _UNSET:
+        event["sourceEventSeqs"] = source_seqs
+    fields: Json = {"event": event}
+    if inject:
+        fields["inject"] = inject
+    return _op("session-append", {"ok": True} if expect is _UNSET else expect, **fields)
+
+
+def inject(at: list[str | int], value: str) -> Json:
+    """Put a value JSON cannot carry at ``at`` (``undefined``, ``NaN``, ``-0``, ``cycle``...)."""
+    return {"at": at, "value": value}
+
+
+def session_log(*, expect: Json = _UNSET) -> Json:
+    return _op("session-log", expect)
+
+
+def session_surface(*, expect: Json = _UNSET) -> Json:
+    return _op("session-surface", expect)
+
+
+def session_messages(*, expect: Json = _UNSET) -> Json:
+    return _op("session-messages", expect)
+
+
+def session_header(*, expect: Json = _UNSET) -> Json:
+    return _op("session-header", expect)
+
+
+def header_canonical(header: Json, *, expect: Json = _UNSET) -> Json:
+    return _op("header-canonical", expect, header=header)
+
+
+def header_equal(a: Json, b: Json, *, expect: Json = _UNSET) -> Json:
+    return _op("header-equal", expect, a=a, b=b)
+
+
+def projection_start() -> Json:
+    return _op("projection-start", {"ok": True})
+
+
+def project(sections: list[Json], *, expect: Json = _UNSET) -> Json:
+    return _op("project", expect, sections=sections)
+
+
 # -- provider and listener data -------------------------------------------------------------
 
 
@@ -219,6 +284,68 @@ IDENTITY: Final = entry(IDENTITY_NAME, IDENTITY_TEXT)
 EMPTY_PERSONA: Final = entry(PERSONA_NAME, "")
 
 
+# -- session data: messages and headers as the log holds them ------------------------------
+
+
+def user_message(id: str, text: str, *, source: Json = None) -> Json:
+    """A `user/message`'s data: ``{id, role: "user", content: [one text block], source}``."""
+    return {
+        "id": id,
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "user"} if source is None else source,
+    }
+
+
+def assistant_message(id: str, *content: Json, turn: int = 1, step: int = 1) -> Json:
+    """An `assistant/message`'s data ``{turn, step, message}``; ``content`` may be empty."""
+    message = {
+        "id": id,
+        "role": "assistant",
+        "content": list(content),
+        "source": {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"},
+    }
+    return {"turn": turn, "step": step, "message": message}
+
+
+def tool_result(id: str, call_id: str, output: str, **extra: Json) -> Json:
+    """A `tool/result`'s data: one tool-result block for ``call_id``, plus ``extra`` fields."""
+    block = {
+        "type": "tool-result",
+        "toolCallId": call_id,
+        "content": [{"type": "text", "text": output}],
+        "isError": False,
+    }
+    message = {
+        "id": id,
+        "role": "user",
+        "content": [block],
+        "source": {"kind": "tool", "callId": call_id},
+    }
+    return {"turn": 1, "step": 1, "message": message, **extra}
+
+
+def snapshot_source(*sections: Json) -> Json:
+    """The source of a runtime-context message: with sections, a snapshot; without, cleared."""
+    if not sections:
+        return dict(RUNTIME_CONTEXT_OWNER)
+    return {**RUNTIME_CONTEXT_OWNER, "form": "snapshot", "sections": list(sections)}
+
+
+def snapshot_text(*texts: str) -> str:
+    """The preamble, a blank line, then the context texts joined by blank lines."""
+    return RUNTIME_CONTEXT_PREAMBLE + "\n\n" + "\n\n".join(texts)
+
+
+def proposal(text: str, *sections: Json) -> Json:
+    """A proposed runtime-context message (no ``id``: the loop gives it one)."""
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": snapshot_source(*sections),
+    }
+
+
 # -- expected observations ------------------------------------------------------------------
 
 OK: Final = {"ok": True}
@@ -242,6 +369,33 @@ def assembly(**fields: Json) -> Json:
 
 def text(value: str) -> Json:
     return {"text": value}
+
+
+def events(*items: Json) -> Json:
+    """Expect the session log: these events (``time`` is never compared)."""
+    return {"events": list(items)}
+
+
+def surface(*seqs: int) -> Json:
+    return {"surface": list(seqs)}
+
+
+def messages(*items: Json) -> Json:
+    return {"messages": list(items)}
+
+
+def header(value: Json) -> Json:
+    """Expect a header (``None``: no header in force)."""
+    return {"header": value}
+
+
+def equal(value: bool) -> Json:
+    return {"equal": value}
+
+
+def proposed(message: Json) -> Json:
+    """Expect ``project`` to propose ``message`` (``None``: nothing)."""
+    return {"message": message}
 
 
 def evaluations(changes: int | None = None, **by_id: int) -> Json:

@@ -29,12 +29,13 @@ from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
 from .harness_loop import LOOP_OPS, LoopOps
+from .harness_session import SESSION_OPS, SessionOps
 from .loop import Agent
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
 PROTOCOL_VERSION: Final = 1
-CAPABILITIES: Final = ("registry", "loop")
+CAPABILITIES: Final = ("registry", "session", "loop")
 _SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -131,6 +132,7 @@ class _Scenario:
         self.evaluations: dict[str, int] = {}
         self.changes = 0
         self.loop = LoopOps(self)
+        self.session = SessionOps(ScenarioError)
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
         registry = self.driver.make_registry(config)
@@ -187,6 +189,8 @@ class _Scenario:
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
         if name in LOOP_OPS:
             return await self.loop.apply(op)
+        if name in SESSION_OPS:
+            return self.session.apply(op)
         raise ScenarioError(f"unknown op {name!r}")
 
     async def settle(self) -> None:

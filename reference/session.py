@@ -252,12 +252,18 @@ class SessionLog:
         _check_not_legacy(type, data, where)
         _check_shape(type, data, where)
         op, seqs = _check_surface_metadata(type, surface_op, source_event_seqs, seq, where)
-        surface, replacement = self._next_surface(type, data, op, seqs, seq, where)
+        replacement = self._check_replacement(type, data, op, seqs, seq, where)
         # Everything is validated: from here on nothing can fail.
         event = SessionEvent(type, seq, time, snapshot(data), op, seqs, ignorable)
         self._events.append(event)
-        self._surface = surface
-        if replacement is not None:
+        if op == "append":
+            # "`append` adds the event at the end".
+            self._surface.append(seq)
+        elif replacement is not None:
+            # "a replace removes the nodes from `start` to `end` inclusive and puts the new event
+            # in their place".
+            first = self._surface.index(replacement.start)
+            self._surface[first : first + len(replacement.shadowed)] = [seq]
             self._replacements.append(replacement)
         if type == "request/header":
             self._header = canonical_header(event.data["header"])
@@ -265,7 +271,7 @@ class SessionLog:
             self._context = event.data
         return event
 
-    def _next_surface(
+    def _check_replacement(
         self,
         type: str,
         data: Json,
@@ -273,18 +279,11 @@ class SessionLog:
         seqs: tuple[int, ...] | None,
         seq: int,
         where: str,
-    ) -> tuple[list[int], Replacement | None]:
-        """The surface after this event, and the replacement it makes, without changing anything.
-
-        "`append` adds the event at the end; a replace removes the nodes from `start` to `end`
-        inclusive and puts the new event in their place."
-        """
-        if op is None:
-            return self._surface, None
+    ) -> Replacement | None:
+        """The replacement a replace op would make, validated without changing anything."""
         if not isinstance(op, SurfaceReplace):
-            return [*self._surface, seq], None
-        positions = {node: index for index, node in enumerate(self._surface)}
-        first, last = positions.get(op.start), positions.get(op.end)
+            return None
+        first, last = _position(self._surface, op.start), _position(self._surface, op.end)
         if first is None or last is None or first > last:
             raise ContractError(
                 "surface-replace-invalid",
@@ -303,8 +302,7 @@ class SessionLog:
             )
         if type == "tool/result":
             self._check_tool_result_replacement(data, shadowed, where)
-        surface = [*self._surface[:first], seq, *self._surface[last + 1 :]]
-        return surface, Replacement(seq, op.start, op.end, shadowed)
+        return Replacement(seq, op.start, op.end, shadowed)
 
     def _check_tool_result_replacement(
         self, data: Json, shadowed: tuple[int, ...], where: str
@@ -511,6 +509,14 @@ def _as_seq(value: Json) -> int | None:
     if isinstance(value, float) and not value.is_integer():
         return None
     return int(value) if value >= 0 else None
+
+
+def _position(surface: list[int], seq: int) -> int | None:
+    """Where ``seq`` is on the surface (a list search, like the upstream's ``indexOf``)."""
+    try:
+        return surface.index(seq)
+    except ValueError:
+        return None
 
 
 def _without_result_content(data: Json) -> Json:

@@ -76,6 +76,25 @@ def test_every_case_and_the_reference_answer_fit(case: Case) -> None:
         {"type": "observed", "case": "x", "observations": [{"ok": False}]},
         {"type": "observed", "case": "x", "observations": [{"error": {"message": "no kind"}}]},
         {"type": "skipped", "case": "x", "reason": ""},
+        {
+            "type": "run",
+            "case": "x",
+            "scenario": {"ops": [{"op": "session-append", "event": {"type": "turn/start"}}]},
+        },
+        {
+            "type": "run",
+            "case": "x",
+            "scenario": {
+                "ops": [
+                    {
+                        "op": "session-append",
+                        "event": {"type": "turn/start", "data": {}},
+                        "inject": [{"at": ["data", "x"], "value": "nan"}],
+                    }
+                ]
+            },
+        },
+        {"type": "observed", "case": "x", "observations": [{"header": {"system": "no config"}}]},
     ],
     ids=[
         "version",
@@ -85,6 +104,9 @@ def test_every_case_and_the_reference_answer_fit(case: Case) -> None:
         "ok-false",
         "error-without-kind",
         "skip-without-reason",
+        "session-append-without-data",
+        "inject-unknown-value",
+        "header-without-config",
     ],
 )
 def test_the_schema_rejects_malformed_messages(message: Any) -> None:
@@ -95,5 +117,7 @@ def test_protocol_md_documents_every_op_of_the_schema() -> None:
     documented = (PACKAGE / "PROTOCOL.md").read_text(encoding="utf-8")
     ops = set(re.findall(r'"op": \{"const": "([a-z-]+)"\}', json.dumps(SCHEMA)))
     ops |= {"await", "render", "render-context"}
+    ops |= {"session-log", "session-surface", "session-messages", "session-header"}
+    ops |= {"projection-start"}
     missing = sorted(op for op in ops if f"| `{op}` |" not in documented)
     assert not missing, f"PROTOCOL.md has no row for op(s) {missing}"

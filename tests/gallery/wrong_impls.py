@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from reference import render, tool_order
+from reference import header, render, runtime_context, tool_order
 from reference.abort import AbortSignal
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
@@ -21,7 +21,8 @@ from reference.jsonvalue import Json
 from reference.loop import Agent, Enter, PreStepDecision, RequestError
 from reference.model_adapter import Request
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
-from reference.runtime_context import RuntimeContextProjection
+from reference.runtime_context import Retained, RuntimeContextProjection
+from reference.session import SessionLog, SurfaceReplace
 
 
 class DuplicateNamesReplace(Driver):
@@ -272,6 +273,84 @@ class UnloggedSnapshot(_WrongLoop):
             return await super().build_request(assembly, system, messages + extra, signal)
 
 
+class ReplacementGoesToTheEnd(Driver):
+    """A surface replace removes its range but appends the new node at the end of the surface."""
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit
+
+        def at_the_end(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            event = admit(self, *args, **kwargs)
+            if isinstance(event.surface_op, SurfaceReplace):
+                self._surface.remove(event.seq)
+                self._surface.append(event.seq)
+            return event
+
+        SessionLog._admit = at_the_end  # type: ignore[method-assign]
+
+
+class RejectedAppendKeepsItsSeq(Driver):
+    """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit
+
+        def leaky(self, type, data, *args, **kwargs):  # type: ignore[no-untyped-def]
+            try:
+                return admit(self, type, data, *args, **kwargs)
+            except Exception:
+                admit(self, "x-rejected/placeholder", {}, None, None, 0, ignorable=False)
+                raise
+
+        SessionLog._admit = leaky  # type: ignore[method-assign]
+
+
+class EmptyStopEqualsAbsent(Driver):
+    """Header equality treats ``stop: []`` like an absent ``stop`` (`?? []` on both sides)."""
+
+    def __init__(self) -> None:
+        differences = header.header_differences
+
+        def lenient(a, b):  # type: ignore[no-untyped-def]
+            found = differences(a, b)
+            if a["config"].get("stop", []) == [] and b["config"].get("stop", []) == []:
+                found = [field for field in found if field != "config.stop"]
+            return found
+
+        header.header_differences = lenient  # type: ignore[assignment]
+
+
+class ReproposesUnchangedSnapshot(Driver):
+    """The projection never compares with the retained text: every step proposes a snapshot."""
+
+    def __init__(self) -> None:
+        project = RuntimeContextProjection.project
+
+        def always(self, sections):  # type: ignore[no-untyped-def]
+            retained = self._retained
+            if isinstance(retained, Retained):
+                self._retained = Retained(retained.seq, None)
+            try:
+                return project(self, sections)
+            finally:
+                self._retained = retained
+
+        RuntimeContextProjection.project = always  # type: ignore[method-assign]
+
+
+class ReplaceKeepsRetainedSnapshot(Driver):
+    """A surface replacement citing the retained snapshot does not make it none-retained."""
+
+    def __init__(self) -> None:
+        observe = RuntimeContextProjection.observe
+
+        def remembering(self, event):  # type: ignore[no-untyped-def]
+            if event.type == "user/message" and runtime_context.is_owned(event.data):
+                observe(self, event)
+
+        RuntimeContextProjection.observe = remembering  # type: ignore[method-assign]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -292,4 +371,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "EmptyDecisionFallsBack": "PROMPT-STEP-BOUNDARY",
     "RebuiltMessages": "LOGGEDLOOP-REQUEST-INVARIANT",
     "UnloggedSnapshot": "ROOT-MODEL",
+    "ReplacementGoesToTheEnd": "ROOT-MODEL",
+    "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
+    "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",
+    "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
+    "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
 }

@@ -1,0 +1,578 @@
+"""ROOT-MODEL, "The session log": append rules with their error kinds, seeding, the surface fold,
+the derived messages, and atomic failed appends.
+
+Every rejected append is followed by a look at the log, so that "a rejected append leaves the log,
+the surface and every projection exactly as they were" is checked where it happens.
+"""
+
+from __future__ import annotations
+
+from .. import scenario as s
+from ..case import Case
+from ..scenario import Json
+
+ROOT = ("ROOT-MODEL",)
+SESSION = ("session",)
+
+ATOMIC = (
+    "An append is validated in full before anything changes: a rejected append leaves the log, "
+    "the surface and every projection exactly as they were."
+)
+SURFACE = (
+    "The surface is the ordered list of visible seqs: `append` adds the event at the end; a "
+    "replace removes the nodes from `start` to `end` inclusive and puts the new event in their "
+    "place. Derived messages = the surface's events mapped to their messages (`user/message` → "
+    "its data, `assistant/message` → `data.message` unless its content is empty, `tool/result` → "
+    "`data.message`)."
+)
+
+U0, U1, U2 = (s.user_message(f"u{n}", f"message {n}") for n in range(3))
+TURN = {"turn": 1}
+STEP = {"turn": 1, "step": 1}
+CALL = {"turn": 1, "step": 1, "callId": "c1", "name": "read", "arguments": '{"path":"a"}'}
+RESULT = s.tool_result("t3", "c1", "contents of a", meta={"bytes": 13})
+HEADER_ONE = {"config": {"provider": "deepseek", "model": "deepseek-chat"}, "system": "One."}
+HEADER_TWO = {
+    "config": {"provider": "deepseek", "model": "deepseek-chat"},
+    "system": "",
+    "tools": [],
+}
+
+
+def _three_users() -> list[Json]:
+    """Seqs 0, 1, 2: three user messages, all appended."""
+    return [s.session_append("user/message", m, surface_op="append") for m in (U0, U1, U2)]
+
+
+def _rejected(
+    kind: str,
+    *appends: Json,
+    before: list[Json],
+    surface: list[int],
+    after: list[Json] | tuple[()] = (),
+) -> list[Json]:
+    """``before``; each append rejected with ``kind``, the surface unchanged after it; ``after``."""
+    ops = list(before)
+    for append in appends:
+        ops += [
+            {**append, "expect": s.error(kind)},
+            s.session_surface(expect=s.surface(*surface)),
+        ]
+    return [*ops, *after]
+
+
+def _replace(start: int, end: int) -> Json:
+    return {"op": "replace", "start": start, "end": end}
+
+
+def _seeded(seq: int, type: str, data: Json, **metadata: Json) -> Json:
+    return {"type": type, "seq": seq, "time": 1_700_000_000_000 + seq, "data": data, **metadata}
+
+
+def _flagged_error(data: Json) -> Json:
+    data["message"]["content"][0]["isError"] = True
+    return data
+
+
+def _case(case_id: str, why: str, ops: list[Json]) -> Case:
+    return Case(id=f"session/{case_id}", contracts=ROOT, why=why, ops=tuple(ops), requires=SESSION)
+
+
+CASES: list[Case] = [
+    _case(
+        "append-builds-surface-and-messages",
+        SURFACE + " Other events (turn and step boundaries, tool/call) are never on the surface.",
+        [
+            s.session_append("turn/start", TURN),
+            s.session_append("step/start", STEP),
+            s.session_append("user/message", U0, surface_op="append"),
+            s.session_append(
+                "assistant/message",
+                s.assistant_message(
+                    "a3", {"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"}
+                ),
+                surface_op="append",
+                source_seqs=[],
+            ),
+            s.session_append("tool/call", CALL),
+            s.session_append("tool/result", RESULT, surface_op="append", source_seqs=[4]),
+            s.session_surface(expect=s.surface(2, 3, 5)),
+            s.session_messages(
+                expect=s.messages(
+                    U0,
+                    s.assistant_message(
+                        "a3", {"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"}
+                    )["message"],
+                    RESULT["message"],
+                )
+            ),
+        ],
+    ),
+    _case(
+        "messages-are-the-logged-objects-verbatim",
+        "Derived messages are the logged message objects passed through verbatim, never rebuilt "
+        "(ROOT-MODEL: request.messages equals them as JSON text, key order included).",
+        [
+            s.session_append(
+                "user/message",
+                {
+                    "source": {"kind": "user"},
+                    "content": [{"text": "hi", "type": "text"}],
+                    "role": "user",
+                    "id": "u0",
+                },
+                surface_op="append",
+            ),
+            s.session_messages(
+                expect=s.messages(
+                    {
+                        "source": {"kind": "user"},
+                        "content": [{"text": "hi", "type": "text"}],
+                        "role": "user",
+                        "id": "u0",
+                    }
+                )
+            ),
+        ],
+    ),
+    _case(
+        "assistant-message-without-content-derives-nothing",
+        SURFACE + " An assistant message with empty content is on the surface but derives nothing.",
+        [
+            s.session_append("user/message", U0, surface_op="append"),
+            s.session_append(
+                "assistant/message", s.assistant_message("a1"), surface_op="append", source_seqs=[]
+            ),
+            s.session_surface(expect=s.surface(0, 1)),
+            s.session_messages(expect=s.messages(U0)),
+        ],
+    ),
+    _case(
+        "replace-takes-the-place-of-its-range",
+        SURFACE + " Replacing seqs 0..1 of [0, 1, 2] with seq 3 gives [3, 2].",
+        [
+            *_three_users(),
+            s.session_append(
+                "user/message",
+                s.user_message("r3", "summary"),
+                surface_op=_replace(0, 1),
+                source_seqs=[0, 1],
+            ),
+            s.session_surface(expect=s.surface(3, 2)),
+            s.session_messages(expect=s.messages(s.user_message("r3", "summary"), U2)),
+            s.session_append(
+                "user/message",
+                s.user_message("r4", "one"),
+                surface_op=_replace(2, 2),
+                source_seqs=[2],
+            ),
+            s.session_surface(expect=s.surface(3, 4)),
+        ],
+    ),
+    _case(
+        "non-json-data-is-rejected",
+        "`session-non-json`: `data` or the surface metadata is not lossless JSON (an absent value "
+        "written in place of an absent key, NaN, ±Infinity, -0, non-plain objects, cycles). "
+        + ATOMIC,
+        _rejected(
+            "session-non-json",
+            *[
+                s.session_append(
+                    "turn/start", {"turn": 1, "x": 0}, inject=[s.inject(["data", "x"], value)]
+                )
+                for value in (
+                    "undefined",
+                    "NaN",
+                    "Infinity",
+                    "-Infinity",
+                    "-0",
+                    "non-plain",
+                    "cycle",
+                )
+            ],
+            s.session_append(
+                "user/message",
+                s.user_message("r", "x"),
+                surface_op=_replace(0, 0),
+                source_seqs=[0],
+                inject=[s.inject(["surfaceOp", "end"], "NaN")],
+            ),
+            s.session_append(
+                "user/message",
+                s.user_message("r", "x"),
+                surface_op="append",
+                source_seqs=[0],
+                inject=[s.inject(["sourceEventSeqs", 0], "-0")],
+            ),
+            before=[s.session_append("user/message", U0, surface_op="append")],
+            surface=[0],
+            after=[
+                s.session_log(
+                    expect=s.events(
+                        {"type": "user/message", "seq": 0, "data": U0, "surfaceOp": "append"}
+                    )
+                )
+            ],
+        ),
+    ),
+    _case(
+        "legacy-header-formats-are-refused",
+        "`session-legacy-header`: a `request/header-delta` event, or a `request/header` with "
+        "reason `fallback`. " + ATOMIC,
+        [
+            s.session_append(
+                "request/header-delta", {"delta": {}}, expect=s.error("session-legacy-header")
+            ),
+            s.session_append(
+                "request/header",
+                {"header": HEADER_ONE, "reason": "fallback"},
+                expect=s.error("session-legacy-header"),
+            ),
+            s.session_header(expect=s.header(None)),
+            s.session_log(expect=s.events()),
+        ],
+    ),
+    _case(
+        "surface-eligible-events-need-a-surface-op",
+        "`surface-op-required`: a `user/message`, `assistant/message` or `tool/result` without "
+        "`surfaceOp`. " + ATOMIC,
+        _rejected(
+            "surface-op-required",
+            s.session_append("user/message", U1),
+            s.session_append(
+                "assistant/message",
+                s.assistant_message("a", {"type": "text", "text": "x"}),
+                source_seqs=[],
+            ),
+            s.session_append("tool/result", RESULT, source_seqs=[0]),
+            before=[s.session_append("user/message", U0, surface_op="append")],
+            surface=[0],
+        ),
+    ),
+    _case(
+        "other-events-cannot-carry-surface-metadata",
+        "`surface-op-forbidden`: any other type carrying `surfaceOp` or `sourceEventSeqs` — core "
+        "types and types outside the core vocabulary alike. " + ATOMIC,
+        _rejected(
+            "surface-op-forbidden",
+            s.session_append("turn/start", TURN, surface_op="append"),
+            s.session_append("step/end", STEP, source_seqs=[0]),
+            s.session_append("x-plugin/note", {}, surface_op="append"),
+            before=[s.session_append("user/message", U0, surface_op="append")],
+            surface=[0],
+            after=[s.session_append("x-plugin/note", {"fraction": 0.25})],
+        ),
+    ),
+    _case(
+        "malformed-surface-ops-are-rejected",
+        '`surfaceOp` is the string `"append"` or an object with exactly the keys `{op: '
+        '"replace", start, end}` (non-negative integer seqs); anything else is '
+        "`surface-replace-invalid`. " + ATOMIC,
+        _rejected(
+            "surface-replace-invalid",
+            *[
+                s.session_append(
+                    "user/message", s.user_message("r", "x"), surface_op=op, source_seqs=[0, 1]
+                )
+                for op in (
+                    "prepend",
+                    {"op": "replace", "start": 0},
+                    {"op": "replace", "start": 0, "end": 1, "extra": True},
+                    {"op": "splice", "start": 0, "end": 1},
+                    {"op": "replace", "start": -1, "end": 1},
+                    {"op": "replace", "start": 0.5, "end": 1},
+                    {"op": "replace", "start": "0", "end": 1},
+                )
+            ],
+            before=_three_users(),
+            surface=[0, 1, 2],
+        ),
+    ),
+    _case(
+        "replace-range-must-be-on-the-surface-in-order",
+        "`surface-replace-invalid`: a replace whose `start`/`end` are not both on the surface in "
+        "order. After [0, 1, 2] → replace 1..1 by 3 = [0, 3, 2], seq 1 is no longer on it. "
+        + ATOMIC,
+        _rejected(
+            "surface-replace-invalid",
+            *[
+                s.session_append(
+                    "user/message",
+                    s.user_message("r", "x"),
+                    surface_op=_replace(a, b),
+                    source_seqs=[0, 1, 2, 3],
+                )
+                for a, b in ((2, 0), (0, 9), (1, 2), (0, 1))
+            ],
+            before=[
+                *_three_users(),
+                s.session_append(
+                    "user/message",
+                    s.user_message("r3", "x"),
+                    surface_op=_replace(1, 1),
+                    source_seqs=[1],
+                ),
+            ],
+            surface=[0, 3, 2],
+        ),
+    ),
+    _case(
+        "source-seqs-rules",
+        "`source-seqs-invalid`: `sourceEventSeqs` empty (allowed on `assistant/message` only), "
+        "duplicated, not below the event's seq. The next append is seq 3. " + ATOMIC,
+        _rejected(
+            "source-seqs-invalid",
+            s.session_append(
+                "user/message", s.user_message("r", "x"), surface_op="append", source_seqs=[]
+            ),
+            s.session_append("tool/result", RESULT, surface_op="append", source_seqs=[]),
+            s.session_append(
+                "user/message", s.user_message("r", "x"), surface_op="append", source_seqs=[1, 1]
+            ),
+            s.session_append(
+                "user/message", s.user_message("r", "x"), surface_op="append", source_seqs=[3]
+            ),
+            s.session_append(
+                "user/message", s.user_message("r", "x"), surface_op="append", source_seqs=[0, 7]
+            ),
+            s.session_append(
+                "user/message", s.user_message("r", "x"), surface_op="append", source_seqs=[-1]
+            ),
+            before=_three_users(),
+            surface=[0, 1, 2],
+            after=[
+                s.session_append(
+                    "assistant/message",
+                    s.assistant_message("a3"),
+                    surface_op="append",
+                    source_seqs=[],
+                ),
+                s.session_append(
+                    "user/message",
+                    s.user_message("u4", "x"),
+                    surface_op="append",
+                    source_seqs=[3, 0],
+                ),
+                s.session_surface(expect=s.surface(0, 1, 2, 3, 4)),
+            ],
+        ),
+    ),
+    _case(
+        "replace-must-cite-every-shadowed-node",
+        "`source-seqs-invalid`: for a replace, `sourceEventSeqs` not covering every shadowed "
+        "surface node (all of start..end, not only the ends; an absent list covers nothing); extra "
+        "citations are allowed. " + ATOMIC,
+        _rejected(
+            "source-seqs-invalid",
+            s.session_append(
+                "user/message",
+                s.user_message("r", "x"),
+                surface_op=_replace(0, 2),
+                source_seqs=[0, 2],
+            ),
+            s.session_append("user/message", s.user_message("r", "x"), surface_op=_replace(1, 1)),
+            before=_three_users(),
+            surface=[0, 1, 2],
+            after=[
+                s.session_append(
+                    "user/message",
+                    s.user_message("r3", "x"),
+                    surface_op=_replace(1, 1),
+                    source_seqs=[0, 1],
+                ),
+                s.session_surface(expect=s.surface(0, 3, 2)),
+            ],
+        ),
+    ),
+    _case(
+        "tool-result-replacement-changes-only-the-block-content",
+        "A `tool/result` replacement may change only `data.message.content[0].content` of exactly "
+        "one shadowed `tool/result`; turn, step, error, meta, the message id, role, source, "
+        "toolCallId and isError must deep-equal the shadowed event's "
+        "(else `tool-result-replace-invalid`). " + ATOMIC,
+        _rejected(
+            "tool-result-replace-invalid",
+            # Shadows the user message, not a tool/result.
+            s.session_append(
+                "tool/result",
+                s.tool_result("t3", "c1", "cut", meta={"bytes": 13}),
+                surface_op=_replace(0, 0),
+                source_seqs=[0],
+            ),
+            # Shadows two nodes.
+            s.session_append(
+                "tool/result",
+                s.tool_result("t3", "c1", "cut", meta={"bytes": 13}),
+                surface_op=_replace(0, 3),
+                source_seqs=[0, 3],
+            ),
+            # Changes meta, turn, the id, isError, or adds an error.
+            s.session_append(
+                "tool/result",
+                s.tool_result("t3", "c1", "cut", meta={"bytes": 3}),
+                surface_op=_replace(3, 3),
+                source_seqs=[3],
+            ),
+            s.session_append(
+                "tool/result",
+                {**s.tool_result("t3", "c1", "cut", meta={"bytes": 13}), "turn": 2},
+                surface_op=_replace(3, 3),
+                source_seqs=[3],
+            ),
+            s.session_append(
+                "tool/result",
+                s.tool_result("t9", "c1", "cut", meta={"bytes": 13}),
+                surface_op=_replace(3, 3),
+                source_seqs=[3],
+            ),
+            s.session_append(
+                "tool/result",
+                s.tool_result(
+                    "t3", "c1", "cut", meta={"bytes": 13}, error={"name": "E", "code": "X"}
+                ),
+                surface_op=_replace(3, 3),
+                source_seqs=[3],
+            ),
+            before=[
+                s.session_append("user/message", U0, surface_op="append"),
+                s.session_append("step/start", STEP),
+                s.session_append("tool/call", CALL),
+                s.session_append("tool/result", RESULT, surface_op="append", source_seqs=[2]),
+            ],
+            surface=[0, 3],
+            after=[
+                s.session_append(
+                    "tool/result",
+                    s.tool_result("t3", "c1", "[cut]", meta={"bytes": 13}),
+                    surface_op=_replace(3, 3),
+                    source_seqs=[3],
+                ),
+                s.session_surface(expect=s.surface(0, 4)),
+                s.session_messages(
+                    expect=s.messages(U0, s.tool_result("t3", "c1", "[cut]")["message"])
+                ),
+                # A user message may replace a tool result (the restriction is on tool/result).
+                s.session_append("user/message", U1, surface_op=_replace(4, 4), source_seqs=[4]),
+                s.session_surface(expect=s.surface(0, 5)),
+            ],
+        ),
+    ),
+    _case(
+        "tool-result-replacement-keeps-is-error",
+        "`isError` of the tool-result block must deep-equal the shadowed event's "
+        "(`tool-result-replace-invalid`). " + ATOMIC,
+        [
+            s.session_append("tool/call", CALL),
+            s.session_append("tool/result", RESULT, surface_op="append", source_seqs=[0]),
+            s.session_append(
+                "tool/result",
+                _flagged_error(s.tool_result("t3", "c1", "cut", meta={"bytes": 13})),
+                surface_op=_replace(1, 1),
+                source_seqs=[1],
+                expect=s.error("tool-result-replace-invalid"),
+            ),
+            s.session_messages(expect=s.messages(RESULT["message"])),
+        ],
+    ),
+    _case(
+        "failed-append-takes-no-seq",
+        "`seq` equals the event's index (contiguous from 0). "
+        + ATOMIC
+        + " So the event after a rejected one is seq 1, and the log holds exactly two events.",
+        [
+            s.session_append("turn/start", TURN),
+            s.session_append(
+                "step/start", STEP, surface_op="append", expect=s.error("surface-op-forbidden")
+            ),
+            s.session_append("step/start", STEP),
+            s.session_log(
+                expect=s.events(
+                    {"type": "turn/start", "seq": 0, "data": TURN},
+                    {"type": "step/start", "seq": 1, "data": STEP},
+                )
+            ),
+        ],
+    ),
+    _case(
+        "seed-is-validated-then-end-seed-appended",
+        "A session built over a seed (events written by earlier runs) validates them and appends "
+        "`session/end-seed` after them (unless the seed already ends with one). Seeded events keep "
+        "their surface: [0, 1] then the next append is seq 3.",
+        [
+            s.session_seed(
+                [
+                    _seeded(0, "user/message", U0, surfaceOp="append"),
+                    _seeded(1, "user/message", U1, surfaceOp="append"),
+                ]
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "user/message", "seq": 0, "data": U0, "surfaceOp": "append"},
+                    {"type": "user/message", "seq": 1, "data": U1, "surfaceOp": "append"},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                )
+            ),
+            s.session_append("user/message", U2, surface_op=_replace(1, 1), source_seqs=[1]),
+            s.session_surface(expect=s.surface(0, 3)),
+            s.session_messages(expect=s.messages(U0, U2)),
+        ],
+    ),
+    _case(
+        "seed-ending-with-end-seed-gets-no-second-one",
+        "`session/end-seed` is appended after the seed unless the seed already ends with one.",
+        [
+            s.session_seed([_seeded(0, "turn/start", TURN), _seeded(1, "session/end-seed", {})]),
+            s.session_log(
+                expect=s.events(
+                    {"type": "turn/start", "seq": 0, "data": TURN},
+                    {"type": "session/end-seed", "seq": 1, "data": {}},
+                )
+            ),
+        ],
+    ),
+    _case(
+        "seed-seq-must-be-its-index",
+        "`seq-not-contiguous` (seeding): a seeded event whose `seq` is not its index.",
+        [
+            s.session_seed(
+                [_seeded(0, "turn/start", TURN), _seeded(2, "step/start", STEP)],
+                expect=s.error("seq-not-contiguous"),
+            ),
+            s.session_seed([_seeded(1, "turn/start", TURN)], expect=s.error("seq-not-contiguous")),
+        ],
+    ),
+    _case(
+        "seeded-events-pass-every-append-rule",
+        "A seed is validated with the append rules: a seeded user/message without `surfaceOp` is "
+        "`surface-op-required`, a seeded `request/header-delta` is `session-legacy-header`, a "
+        "seeded replace not covering its range is `source-seqs-invalid`.",
+        [
+            s.session_seed([_seeded(0, "user/message", U0)], expect=s.error("surface-op-required")),
+            s.session_seed(
+                [_seeded(0, "request/header-delta", {})], expect=s.error("session-legacy-header")
+            ),
+            s.session_seed(
+                [
+                    _seeded(0, "user/message", U0, surfaceOp="append"),
+                    _seeded(1, "user/message", U1, surfaceOp="append"),
+                    _seeded(2, "user/message", U2, surfaceOp=_replace(0, 1), sourceEventSeqs=[1]),
+                ],
+                expect=s.error("source-seqs-invalid"),
+            ),
+        ],
+    ),
+    _case(
+        "header-fold-last-snapshot-wins",
+        "Offline replay folds the log's `request/header` events: the last full snapshot, "
+        "canonicalized, is the header in force (PROMPT-HEADER-CANONICAL, the log ROOT-MODEL "
+        "anchors to). No header logged: none in force.",
+        [
+            s.session_header(expect=s.header(None)),
+            s.session_append("request/header", {"header": HEADER_ONE, "reason": "initial"}),
+            s.session_append("turn/start", TURN),
+            s.session_header(expect=s.header(HEADER_ONE)),
+            s.session_append("request/header", {"header": HEADER_TWO, "reason": "change"}),
+            s.session_header(expect=s.header({"config": HEADER_TWO["config"]})),
+        ],
+    ),
+]
