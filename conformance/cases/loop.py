@@ -24,6 +24,29 @@ ARGS = '{"a":2,"b":2}'
 CALL = lp.tool_call("c1", "add", ARGS)
 FOUR = lp.answer("4")
 HELLO = lp.answer("hello")
+#: A stream that yields nothing and waits for the abort.
+SILENT = {"chunks": [], "waitFor": {"abort": True}}
+#: A tool call cut off mid-arguments, then waiting for the abort.
+HALF_CALL = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "tool-call"},
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "id": "c1",
+            "name": "add",
+            "argumentsDelta": '{"a"',
+        },
+    ],
+    "waitFor": {"abort": True},
+}
+#: A tool call whose stream ends with `max-tokens`.
+CUT_CALL = {
+    "chunks": [
+        *CALL["chunks"][:-1],
+        {"type": "finish", "reason": {"kind": "max-tokens"}},
+    ]
+}
 #: Two chunks of a text block, then the adapter fails.
 PARTIAL_FAILURE = {**lp.partial("hal"), "fail": {"code": "SERVER", "message": "reset"}}
 del PARTIAL_FAILURE["waitFor"]
@@ -396,6 +419,110 @@ CASES = [
                         ],
                     },
                 ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/concluding-tool-ends-the-turn-after-its-step",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A continuation step opens only when the previous step of the turn ran tool calls "
+            "without concluding the turn: a tool result that concludes it ends the turn "
+            "`completed` after `step/end`, with no second request."
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[*_turn_with_tools()[:13], lp.turn_end(1)],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/max-tokens-drops-tool-calls-and-ends-the-turn",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            'turn/end reason `{kind: "max-tokens"}` when the step hit max-tokens; a max-tokens '
+            "finish drops the tool calls (none runs: no `tool/call`), and an `assistant/message` "
+            "whose content is empty is not among the derived messages of the next request."
+        ),
+        ops=(
+            lp.agent("a", model=[CUT_CALL, HELLO]),
+            lp.followup("a", "2+2?"),
+            lp.followup("a", "again"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, CUT_CALL),  # 5-8
+                    lp.assistant(1, 1, [], "#2", range(5, 9)),  # 9
+                    lp.step_end(1, 1),  # 10
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 11
+                    *_relative(_answered_turn(2, "again", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5},
+                    {
+                        "dispatchSeq": 15,
+                        "messages": [lp.user("2+2?", "#1")["data"], lp.user("again", "#3")["data"]],
+                    },
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-before-the-first-chunk-logs-no-attempt",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A request cancelled before its first chunk leaves no event: the step ends, the turn "
+            "ends aborted, and the request is known only by its `dispatchSeq` (the log length at "
+            "dispatch, right after the header and context)."
+        ),
+        ops=(
+            lp.agent("a", model=[SILENT]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:2],
+                    lp.user("hi", "#1"),
+                    *_turn_with_tools()[3:5],
+                    lp.step_end(1, 1),
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-mid-tool-call-logs-no-tool-call-and-no-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, the chunks received so far stay "
+            "logged; an interrupted `assistant/message` is appended only if one of them carried "
+            "non-blank text or reasoning — a half-streamed tool call carries neither, and no "
+            "`tool/call` is written."
+        ),
+        ops=(
+            lp.agent("a", model=[HALF_CALL]),
+            lp.followup("a", "2+2?"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, HALF_CALL),  # 5-6
+                    lp.step_end(1, 1),  # 7
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),
