@@ -198,6 +198,8 @@ class Agent:
         self._inbox = Inbox()
         self._controller = AbortController()
         self._driver: asyncio.Task[None] | None = None
+        # A message sent while an aborted turn is still winding down wakes the driver again.
+        self._wake = False
         self.disposed = False
 
     # -- entry points -------------------------------------------------------------------------
@@ -218,6 +220,7 @@ class Agent:
     def cancel(self, cause: Json = USER_CANCEL) -> None:
         """Drop what is queued and abort the running turn with ``cause`` (the first cause wins)."""
         self._inbox.clear()
+        self._wake = False
         if self.busy:
             self._controller.abort(cause)
 
@@ -235,12 +238,25 @@ class Agent:
             await asyncio.wait([self._driver])
 
     def _send(self, target: Target, message: Json) -> None:
+        """Queue ``message`` and wake the driver.
+
+        A message sent while a cancelled turn is still running (its assembly has not settled
+        yet) goes to the next turn and wakes the driver again once that turn has ended, as the
+        upstream's ``wakingAfterAbort`` does (`upstream/loop-and-session.md` §5).
+        """
         if self.disposed:
             raise RuntimeError("the agent is disposed")
-        self._inbox.add(target, message)
+        after_abort = self.busy and self._controller.signal.aborted
+        self._inbox.add("next-turn" if after_abort else target, message)
         if not self.busy:
-            self._controller = AbortController()
-            self._driver = asyncio.get_running_loop().create_task(self._drive())
+            self._start()
+        elif after_abort:
+            self._wake = True
+
+    def _start(self) -> None:
+        self._controller = AbortController()
+        self._wake = False
+        self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def _drive(self) -> None:
         """Run turns while queued work remains after a turn that ended normally."""
@@ -249,6 +265,8 @@ class Agent:
                 self._controller = AbortController()
         except Exception:
             pass  # the turn has logged how it ended (its turn/end); the driver stops
+        if self._wake and self._inbox.has_pending:
+            self._start()
 
     # -- appending ------------------------------------------------------------------------------
 

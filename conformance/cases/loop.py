@@ -264,6 +264,34 @@ CASES = [
         for verb, cause in (("cancel", lp.USER_CANCEL), ("dispose", lp.DISPOSED))
     ],
     Case(
+        id="loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Once assembly settles the cancelled turn ends aborted with nothing of its step "
+            "logged; a follow-up sent meanwhile is not lost: it gets the next turn (turns "
+            "continue from the last `turn/start`), and that turn's first request build writes "
+            "the loop instance's `initial` header."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.followup("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                ],
+                requests=[{"dispatchSeq": 7}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-reaches-a-cooperative-listener-through-the-signal",
         contracts=CANCEL,
         requires=LOOP,
