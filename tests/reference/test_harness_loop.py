@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from conformance import loopscenario as lp
+from conformance.case import Case
+from conformance.cases import all_cases
+from conformance.invariant import check_requests
+from conformance.logfold import fold_log
 from reference.harness import Driver
+
+LOOP_CASES = [case for case in all_cases() if case.agents()]
 
 
 def run(*ops: Any) -> dict[str, Any]:
@@ -64,3 +70,17 @@ def test_a_seed_of_events_is_validated_and_ended() -> None:
     assert [event["type"] for event in observed["log"]] == ["user/message", "session/end-seed"]
     bad = run(lp.agent("a", model=[], seed=[{**seed[0], "seq": 3}]))
     assert bad["type"] == "errored" and "seq-not-contiguous" in bad["context"]["error"]
+
+
+@pytest.mark.parametrize("case", LOOP_CASES, ids=[case.id for case in LOOP_CASES])
+def test_the_reference_logs_break_no_rule_of_the_suite_fold(case: Case) -> None:
+    """Every rule of the suite's fold and request check, not only those of the case's own
+    contracts, holds for the reference's logs of every loop case."""
+    scenario = case.scenario()
+    agents = case.agents()
+    scenario["ops"] += [lp.observe(agent) for agent in agents]
+    answer = Driver().handle({"type": "run", "case": case.id, "scenario": scenario})
+    assert answer["type"] == "observed", answer
+    for final in answer["observations"][-len(agents) :]:
+        assert fold_log(final["log"]).violations == []
+        assert check_requests(final["log"], final["requests"], final["sessionId"]) == []
