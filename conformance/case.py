@@ -43,7 +43,7 @@ CONTRACT_IDS: Final = (
 #: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
 _STATE_OPS: Final = frozenset(
     {"configure", "scope", "register", "release", "listen", "open", "abort", "mutate"}
-    | {"agent", "followup", "steer", "cancel", "dispose"}
+    | {"agent", "followup", "steer", "cancel", "dispose", "compact"}
 )
 
 

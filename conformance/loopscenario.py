@@ -77,6 +77,22 @@ def dispose(name: str) -> Json:
     return _op("dispose", _UNSET, agent=name)
 
 
+def compact(name: str, start: int, end: int, text: str = "summary") -> Json:
+    """Replace surface positions ``start``..``end`` of an idle agent with a summary message."""
+    return _op("compact", _UNSET, agent=name, start=start, end=end, text=text)
+
+
+def summary(id: str, text: str = "summary") -> Json:
+    """The message a ``compact`` op writes (a plugin's, not runtime context), appended."""
+    message = {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "plugin", "plugin": "compactor"},
+        "id": id,
+    }
+    return {"type": "user/message", "data": message, "surfaceOp": "append"}
+
+
 def observe(
     name: str, *, log: Json = _UNSET, types: Json = _UNSET, requests: Json = _UNSET
 ) -> Json:
@@ -311,10 +327,11 @@ def envelopes(*events: Json) -> list[Json]:
     return [{**event, "seq": seq, "time": 0} for seq, event in enumerate(events)]
 
 
-def replacing(event: Json, start: int, end: int) -> Json:
-    """``event`` as a surface replacement of ``start``..``end``, citing every seq between."""
+def replacing(event: Json, start: int, end: int, cites: list[int] | None = None) -> Json:
+    """``event`` as a surface replacement of ``start``..``end``, citing ``cites`` (default:
+    every seq between them)."""
     return {
         **event,
         "surfaceOp": {"op": "replace", "start": start, "end": end},
-        "sourceEventSeqs": list(range(start, end + 1)),
+        "sourceEventSeqs": list(range(start, end + 1)) if cites is None else cites,
     }

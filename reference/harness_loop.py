@@ -38,13 +38,18 @@ from .model_adapter import (
     ScriptedReply,
 )
 from .registry import Scope
-from .session import SessionLog
+from .session import SessionLog, SurfaceReplace
 
 if TYPE_CHECKING:
     from .harness import _Scenario
 
 #: The ops this capability answers.
-LOOP_OPS: Final = frozenset({"agent", "followup", "steer", "cancel", "dispose", "observe"})
+LOOP_OPS: Final = frozenset(
+    {"agent", "followup", "steer", "cancel", "dispose", "compact", "observe"}
+)
+#: The source of the summary a ``compact`` op writes: another plugin's message, not runtime
+#: context.
+COMPACTOR: Final = {"kind": "plugin", "plugin": "compactor"}
 #: The scripted decisions an agent accepts, per list.
 _DECISIONS: Final = {"preStep": ("default", "reject", "empty"), "requestError": ("retry", "end")}
 
@@ -102,12 +107,44 @@ class LoopOps:
             agent.cancel(op.get("reason", {"kind": "user"}))
         elif name == "dispose":
             agent.dispose()
+        elif name == "compact":
+            return self._compact(agent, op)
         else:
             return {
                 "sessionId": agent.session_id,
                 "log": agent.log.to_json(),
                 "requests": snapshot(self.adapters[op["agent"]].received),
             }
+        return {"ok": True}
+
+    def _compact(self, agent: Agent, op: Json) -> Json:
+        """Replace the surface nodes ``start``..``end`` (surface positions) with a summary.
+
+        What a compaction plugin does between turns; the agent's runtime-context projection
+        sees the replacement live (LOOP-RUNTIME-CONTEXT: "a surface replacement whose
+        `sourceEventSeqs` include the retained seq makes it none-retained").
+        """
+        if agent.busy:
+            raise LoopScenarioError(f"agent {op['agent']!r} is running a turn: compact when idle")
+        surface = agent.log.surface
+        start, end = op["start"], op["end"]
+        if not 0 <= start <= end < len(surface):
+            # Not a scenario error: a loop that logged other surface nodes than the case
+            # expects ends up here, and must fail the case, not error.
+            message = f"compact {start}..{end}: the surface has {len(surface)} nodes"
+            return {"error": {"kind": "surface-replace-invalid", "message": message}}
+        summary = {
+            "role": "user",
+            "content": [{"type": "text", "text": op["text"]}],
+            "source": dict(COMPACTOR),
+            "id": agent.new_id(),
+        }
+        agent.append(
+            "user/message",
+            summary,
+            surface_op=SurfaceReplace(surface[start], surface[end]),
+            source_event_seqs=list(surface[start : end + 1]),
+        )
         return {"ok": True}
 
     def _create(self, op: Json) -> None:

@@ -28,18 +28,12 @@ def _clock_context() -> Json:
     return s.context("clock", "clock", 0, "noon")
 
 
-def _summary(id: str) -> Json:
-    """A compaction summary: a user message of another plugin (not runtime context)."""
-    event = lp.user("summary", id)
-    return {**event, "data": {**event["data"], "source": {"kind": "plugin", "plugin": "compactor"}}}
-
-
 def _seed(*, replaced: bool) -> list[Json]:
     """An earlier run's surface: a user message, then a runtime-context snapshot of ``CLOCK``;
     with ``replaced``, a summary that replaces both."""
     events = [lp.user("earlier", "u0"), lp.snapshot("s0", CLOCK)]
     if replaced:
-        events.append(lp.replacing(_summary("c0"), 0, 1))
+        events.append(lp.replacing(lp.summary("c0"), 0, 1))
     return lp.envelopes(*events)
 
 
@@ -307,7 +301,7 @@ CASES = [
                 log=[
                     lp.user("earlier", "#1"),  # 0
                     lp.snapshot("#2", CLOCK),  # 1
-                    lp.replacing(_summary("#3"), 0, 1),  # 2
+                    lp.replacing(lp.summary("#3"), 0, 1),  # 2
                     lp.end_seed(),  # 3
                     *_relative(
                         _answered_turn(1, "next", 4, extra=(lp.snapshot("#5", CLOCK),)), 4
@@ -316,4 +310,49 @@ CASES = [
             ),
         ),
     ),
+    *[
+        Case(
+            id=f"loop/runtime-context-{name}",
+            contracts=RUNTIME,
+            requires=LOOP,
+            why=why,
+            ops=(
+                lp.agent("a", model=[HELLO, HELLO]),
+                _clock_context(),
+                lp.followup("a", "one"),
+                lp.compact("a", start, 2),
+                lp.followup("a", "two"),
+                lp.observe(
+                    "a",
+                    log=[
+                        *_answered_turn(1, "one", 1, extra=(lp.snapshot("#2", CLOCK),)),  # 0-12
+                        lp.replacing(lp.summary("#4"), first, 10, cites),  # 13
+                        *_relative(_answered_turn(2, "two", 5, header=[], extra=extra), 14),
+                    ],
+                ),
+            ),
+        )
+        for name, start, first, cites, extra, why in (
+            (
+                "replaced-live-is-forgotten-and-re-proposed",
+                0,
+                2,
+                [2, 3, 10],
+                (lp.snapshot("#6", CLOCK),),
+                "Live, a surface replacement whose `sourceEventSeqs` include the retained seq "
+                "makes it none-retained (forgotten): a compaction of the whole surface, snapshot "
+                "included, between turns makes the next turn propose the unchanged context again.",
+            ),
+            (
+                "kept-by-a-replacement-that-spares-it",
+                2,
+                10,
+                [10],
+                (),
+                "Only a replacement citing the retained seq forgets it: a compaction of the "
+                "assistant's answer alone leaves the snapshot retained, so the unchanged context "
+                "proposes nothing.",
+            ),
+        )
+    ],
 ]
