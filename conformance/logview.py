@@ -134,7 +134,7 @@ def _compare_list(what: str, expected: list[Json], got: list[Json], count: int =
     count = len(got) if count < 0 else count
     for index, (want, have) in enumerate(zip(expected, got, strict=False)):
         if want != have:
-            keys = [key for key in want if want.get(key) != (have or {}).get(key, "<absent>")]
+            keys = [key for key in want if want.get(key) != (have or {}).get(key, ABSENT)]
             return f"{what} #{index}: expected {_show(want)}, got {_show(have)}" + (
                 f" (differs in {keys})" if keys else ""
             )

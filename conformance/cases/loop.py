@@ -264,6 +264,28 @@ CASES = [
         for verb, cause in (("cancel", lp.USER_CANCEL), ("dispose", lp.DISPOSED))
     ],
     Case(
+        id="loop/dispose-while-a-provider-blocks-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "while the step's assembly is blocked (a waterfall listener or provider has not "
+            "finished): here an agent-scoped section provider waits on a gate; disposal aborts "
+            "the turn once it returns, with nothing of the step logged and no request."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("slow", "slow", 5, s.provider("late", wait_gate="g"), layer="a"),
+            lp.followup("a", "hi"),
+            lp.dispose("a"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.DISPOSED))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
         id="loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
         contracts=CANCEL,
         requires=LOOP,
