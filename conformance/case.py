@@ -40,6 +40,9 @@ CONTRACT_IDS: Final = (
     "PROMPT-CACHE-E2E",
 )
 
+#: What `_compare_fields` sees for a key the observation does not have.
+_ABSENT: Final = "<absent>"
+
 #: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
 _STATE_OPS: Final = frozenset(
     {"configure", "scope", "register", "release", "listen", "open", "abort", "mutate"}
@@ -142,7 +145,7 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
     if not isinstance(observed, dict):
         return f"expected {_show(expected)}, got {_show(observed)}"
     for key, want in expected.items():
-        got = observed.get(key, "<absent>")
+        got = observed.get(key, _ABSENT)
         same = _SAME.get(key, _equal)(want, got)
         if not same:
             if want == got and key == "tools":
@@ -178,7 +181,9 @@ def _same_tools(expected: Json, observed: Json) -> bool:
 
 def _same_header(expected: Json, observed: Json) -> bool:
     """A header observation (PROMPT-HEADER-CANONICAL): every field equal as a JSON value, key
-    order not compared (config's is not fixed), but each tool schema as JSON text."""
+    order not compared (config's is not fixed), but each tool schema as JSON text. "No header"
+    is ``null``, or the key left out (JavaScript's ``undefined`` vanishes from JSON)."""
+    observed = None if observed is _ABSENT else observed
     if expected is None or observed is None:
         return expected is observed
     return strict_equal(expected, observed) and same_json_text(
@@ -204,6 +209,11 @@ def _equal(expected: Json, observed: Json) -> bool:
     return bool(expected == observed)
 
 
+def _same_proposal(expected: Json, observed: Json) -> bool:
+    """A `project` observation: the message, or ``null`` / the key left out for nothing."""
+    return _equal(expected, None if observed is _ABSENT else observed)
+
+
 #: Observation fields compared other than with ``==``. Derived messages are the logged objects
 #: "passed through verbatim", so their JSON text (key order included) must match.
 _SAME: Final = {
@@ -211,6 +221,7 @@ _SAME: Final = {
     "header": _same_header,
     "messages": same_json_text,
     "events": _same_events,
+    "message": _same_proposal,
 }
 
 

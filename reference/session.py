@@ -216,6 +216,9 @@ class SessionLog:
         missing = sorted({"type", "seq", "time", "data"} - set(raw))
         if missing:
             raise _invalid(where, f"missing envelope key(s) {missing}")
+        nulls = sorted(key for key in ("surfaceOp", "sourceEventSeqs") if raw.get(key, 0) is None)
+        if nulls:
+            raise _invalid(where, f"{nulls} written as null: an absent field is omitted")
         seq = raw["seq"]
         if _as_seq(seq) != index:
             raise ContractError(

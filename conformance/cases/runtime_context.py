@@ -203,6 +203,32 @@ CASES: list[Case] = [
         s.project([], expect=NOTHING),
         s.project([CWD], expect=s.proposed(CWD_PROPOSAL)),
     ),
+    _case(
+        "restore-over-a-seeded-log",
+        RESTORE + " A new loop instance over a log written by an earlier run (a seed) restores "
+        "the same way; the `session/end-seed` after the seed changes nothing.",
+        s.session_seed(
+            [
+                {
+                    "type": "user/message",
+                    "seq": 0,
+                    "time": 1,
+                    "data": _user("u0"),
+                    "surfaceOp": "append",
+                },
+                {
+                    "type": "user/message",
+                    "seq": 1,
+                    "time": 2,
+                    "data": _owned("s1", CWD_TEXT, CWD),
+                    "surfaceOp": "append",
+                },
+            ]
+        ),
+        s.projection_start(),
+        s.project([CWD], expect=NOTHING),
+        s.project([GIT], expect=s.proposed(s.proposal(s.snapshot_text("branch: main"), GIT))),
+    ),
     # -- live updates ---------------------------------------------------------------------------
     _case(
         "an-entered-proposal-becomes-retained",

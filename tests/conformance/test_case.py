@@ -81,6 +81,39 @@ class TestCompare:
         assert problem is not None and "lost the provider's key order" in problem
 
 
+class TestCompareSessionObservations:
+    """The `session` capability's observations (PROTOCOL.md, "The `session` capability")."""
+
+    def test_messages_compare_as_json_text(self) -> None:
+        message = {"id": "u", "role": "user", "content": [], "source": {"kind": "user"}}
+        reordered = {"role": "user", "id": "u", "content": [], "source": {"kind": "user"}}
+        assert compare(s.messages(message), {"messages": [message]}) is None
+        problem = compare(s.messages(message), {"messages": [reordered]})
+        assert problem is not None and "key order" in problem
+
+    def test_headers_compare_config_by_value_and_tools_as_json_text(self) -> None:
+        header = {"config": {"provider": "p", "model": "m"}, "tools": [SCHEMA]}
+        config_reordered = {**header, "config": {"model": "m", "provider": "p"}}
+        tool_reordered = {**header, "tools": [{**SCHEMA, "parameters": {"a": 2, "b": 1}}]}
+        assert compare(s.header(header), {"header": config_reordered}) is None
+        assert compare(s.header(header), {"header": tool_reordered}) is not None
+        assert compare(s.header(header), {"header": {**header, "system": "S"}}) is not None
+
+    def test_none_is_null_or_a_missing_key(self) -> None:
+        assert compare(s.header(None), {"header": None}) is None
+        assert compare(s.header(None), {}) is None
+        assert compare(s.proposed(None), {}) is None
+        assert compare(s.proposed(None), {"message": {"role": "user"}}) is not None
+        assert compare(s.header({"config": {}}), {}) is not None
+
+    def test_events_ignore_time(self) -> None:
+        expected = s.events({"type": "turn/start", "seq": 0, "data": {"turn": 1}})
+        observed = {"events": [{"type": "turn/start", "seq": 0, "time": 17, "data": {"turn": 1}}]}
+        assert compare(expected, observed) is None
+        assert compare(expected, {"events": []}) is not None
+        assert compare(expected, {"events": [{**observed["events"][0], "seq": 1}]}) is not None
+
+
 class TestMismatches:
     def test_one_observation_per_op_is_required(self) -> None:
         assert mismatches(case(s.scope("x"), s.scope("y")), [s.OK]) == [

@@ -351,6 +351,33 @@ class ReplaceKeepsRetainedSnapshot(Driver):
         RuntimeContextProjection.observe = remembering  # type: ignore[method-assign]
 
 
+class CanonicalKeepsEmptySystem(Driver):
+    """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
+
+    def __init__(self) -> None:
+        canonical = header.canonical_header
+
+        def keeping(raw):  # type: ignore[no-untyped-def]
+            result = canonical(raw)
+            if raw.get("system") == "":
+                result["system"] = ""
+            return result
+
+        header.canonical_header = keeping  # type: ignore[assignment]
+
+
+class NeverProposesTheClearedMarker(Driver):
+    """An empty runtime context proposes nothing, even when a snapshot is retained."""
+
+    def __init__(self) -> None:
+        project = RuntimeContextProjection.project
+
+        def forgetful(self, sections):  # type: ignore[no-untyped-def]
+            return project(self, sections) if any(entry.text for entry in sections) else None
+
+        RuntimeContextProjection.project = forgetful  # type: ignore[method-assign]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -374,6 +401,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ReplacementGoesToTheEnd": "ROOT-MODEL",
     "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
     "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",
+    "CanonicalKeepsEmptySystem": "PROMPT-HEADER-CANONICAL",
     "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
     "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
+    "NeverProposesTheClearedMarker": "LOOP-RUNTIME-CONTEXT",
 }

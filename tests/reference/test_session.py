@@ -393,6 +393,7 @@ class TestSeeding:
             {"type": "x", "seq": 0, "data": {}},
             {"type": "x", "seq": 0, "time": "now", "data": {}},
             {"type": "x", "seq": 0, "time": 0, "data": {}, "ignorable": False},
+            {"type": "x", "seq": 0, "time": 0, "data": {}, "surfaceOp": None},
             ["not", "an", "object"],
         ],
     )
