@@ -40,6 +40,8 @@ HALF_CALL = {
     ],
     "waitFor": {"abort": True},
 }
+#: A text answer whose stream ends with `max-tokens`.
+CUT_TEXT = {"chunks": [*HELLO["chunks"][:-1], {"type": "finish", "reason": {"kind": "max-tokens"}}]}
 #: A tool call whose stream ends with `max-tokens`.
 CUT_CALL = {
     "chunks": [
@@ -520,6 +522,38 @@ CASES = [
                         "dispatchSeq": 15,
                         "messages": [lp.user("2+2?", "#1")["data"], lp.user("again", "#3")["data"]],
                     },
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/max-tokens-is-sticky-over-the-turn",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "`max-tokens` is sticky over the turn: step 1 hits max-tokens, a steer waiting in "
+            "next-step opens step 2, which completes, and the turn still ends "
+            '`{kind: "max-tokens"}`.'
+        ),
+        ops=(
+            lp.agent("a", model=[CUT_TEXT, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.steer("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, CUT_TEXT),  # 5-8
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 9)),  # 9
+                    lp.step_end(1, 1),  # 10
+                    lp.step_start(1, 2),  # 11
+                    lp.user("two", "#3"),  # 12
+                    *lp.attempt(1, 2, HELLO),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("hello")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 19
                 ],
             ),
         ),
