@@ -110,6 +110,10 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
     """
     if not isinstance(observed, dict) or "log" not in observed:
         return f"expected a log observation, got {_show(observed)}"
+    for key in ("log", "requests"):
+        items = observed.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            return f"`{key}` must be a list of objects, got {_show(items)}"
     view = LoopView(observed)
     if "types" in expected:
         got = [event["type"] for event in view.log]
