@@ -42,11 +42,12 @@ def check(impl: Implementation, case: Case) -> list[Json]:
     observations, finals = _run(impl, case)
     problems = mismatches(case, observations)
     for agent, final in finals.items():
-        problems += [
-            f"agent {agent!r}, the suite's fold of its log: {violation}"
-            for violation in fold_log(final.get("log", [])).violations
-            if violation.contract in case.contracts
-        ]
+        if _final_problem(final) is None:
+            problems += [
+                f"agent {agent!r}, the suite's fold of its log: {violation}"
+                for violation in fold_log(final["log"]).violations
+                if violation.contract in case.contracts
+            ]
     _fail_on(case, problems, case.contracts)
     return observations
 
@@ -55,14 +56,21 @@ def check_invariant(impl: Implementation, case: Case) -> None:
     """LOGGEDLOOP-REQUEST-INVARIANT and ROOT-MODEL over every request of a loop case.
 
     Run on every implementation, from the log and the requests it reports after the case's last
-    op, with the suite's own fold: never the implementation's own check.
+    op, with the suite's own fold: never the implementation's own check. A final observation
+    that is missing or not a log fails too: an unchecked case must not pass.
     """
     __tracebackhide__ = True
-    _observations, finals = _run(impl, case)
+    observations, finals = _run(impl, case)
     contracts = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
     problems = []
+    if len(finals) != len(case.agents()):
+        problems.append(f"expected one observation per op and per agent, got {len(observations)}")
     for agent, final in finals.items():
-        log, requests = final.get("log", []), final.get("requests", [])
+        problem = _final_problem(final)
+        if problem is not None:
+            problems.append(f"agent {agent!r}: the final observe {problem}")
+            continue
+        log, requests = final["log"], final["requests"]
         problems += [
             f"agent {agent!r}: {v}" for v in check_requests(log, requests, final.get("sessionId"))
         ]
@@ -75,7 +83,8 @@ def check_invariant(impl: Implementation, case: Case) -> None:
 
 
 def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]:
-    """The case's observations, and for a loop case the final ``observe`` of every agent."""
+    """The case's observations, and for a loop case the final ``observe`` of every agent (none
+    when the implementation answered with another number of observations)."""
     __tracebackhide__ = True
     if impl.latched_error is not None:
         # Within one test (a hypothesis property runs many cases), the first error decides:
@@ -100,11 +109,18 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
     ):
         return observations, {}
     count = len(case.ops)
-    finals = observations[count:]
-    return observations[:count], {
-        agent: final if isinstance(final, dict) else {}
-        for agent, final in zip(agents, finals, strict=True)
-    }
+    return observations[:count], dict(zip(agents, observations[count:], strict=True))
+
+
+def _final_problem(final: Json) -> str | None:
+    """Why a final ``observe`` answer cannot be checked, or ``None``."""
+    if (
+        isinstance(final, dict)
+        and isinstance(final.get("log"), list)
+        and isinstance(final.get("requests"), list)
+    ):
+        return None
+    return f"answered {json.dumps(final)[:300]}, not {{sessionId, log, requests}}"
 
 
 def _fail_on(case: Case, problems: list[str], contracts: tuple[str, ...]) -> None:

@@ -44,6 +44,21 @@ class IdentityAlwaysOff(Driver):
         return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
 
 
+class HidesItsLog(Driver):
+    """Answers every ``observe`` with ok: its loop cases' expectations fail, and its requests
+    can never be checked, which must fail the invariant tests too (never pass unchecked)."""
+
+    def handle(self, message: Any) -> Any:
+        answer = super().handle(message)
+        if message.get("type") == "run" and answer.get("type") == "observed":
+            ops = message["scenario"]["ops"]
+            answer["observations"] = [
+                {"ok": True} if op["op"] == "observe" else observed
+                for op, observed in zip(ops, answer["observations"], strict=True)
+            ]
+        return answer
+
+
 def run_runner(tmp_path: Path, *args: str, limit: float = 600) -> tuple[int, str, dict[str, Any]]:
     report = tmp_path / "report.json"
     completed = subprocess.run(
@@ -137,3 +152,14 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     assert status == 1
     assert {r["test"] for r in stale} == {*failing, passing}
     assert all("XPASS(strict)" in r["message"] for r in stale)
+
+
+def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(tmp_path: Path) -> None:
+    contract = "LOGGEDLOOP-REQUEST-INVARIANT"
+    status, output, report = run_runner(
+        tmp_path, "--impl", "test_runner:HidesItsLog", "--contract", contract
+    )
+    tally = report["implementations"][0]["contracts"][contract]
+    assert status != 0
+    assert tally["failed"] > 0 and tally["passed"] == 0, tally
+    assert "not {sessionId, log, requests}" in output
