@@ -1,4 +1,4 @@
-"""Golden cases: syrupy JSON snapshots under ``golden/`` of what named loop scenarios log.
+"""Golden loop logs: syrupy JSON snapshots under ``golden/loop/`` of what named scenarios log.
 
 Each golden runs an example case (its expectations are checked first, by `check`) and snapshots
 one part of what the implementation reported, in the view of `conformance.logview` (positions,
@@ -6,7 +6,8 @@ one part of what the implementation reported, in the view of `conformance.logvie
 turns, and the derived messages of a tool round trip (the last request's ``messages``). The
 snapshots hold what the hand-worked expectations of those cases say; syrupy's JSON extension sorts
 object keys, so they fix values, not key order (LOGGEDLOOP-REQUEST-INVARIANT checks that).
-Update with ``pytest --snapshot-update`` after a deliberate change, and review the diff.
+Update after an intended change: ``python -m pytest tests/golden --snapshot-update``, then review
+the diff of ``golden/``.
 """
 
 from __future__ import annotations
@@ -20,20 +21,24 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.location import PyTestLocation
 from syrupy.types import SnapshotIndex
 
-from .cases import all_cases
-from .execute import check
-from .logview import LoopView
-from .transport import Implementation
+from conformance.cases import all_cases
+from conformance.execute import check
+from conformance.logview import LoopView
+from conformance.transport import Implementation
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "loop"
 CASES = {case.id: case for case in all_cases()}
 
 
 class Golden(JSONSnapshotExtension):
-    """One JSON file per named snapshot in ``golden/``, the same for every implementation."""
+    """One JSON file per named snapshot in ``golden/loop/``, the same for every implementation."""
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(GOLDEN)
+
+    @classmethod
+    def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
         return str(GOLDEN)
 
     @classmethod
@@ -50,11 +55,11 @@ def _final_view(impl: Implementation, case_id: str) -> LoopView:
 def test_golden_header_events(impl: Implementation, snapshot: SnapshotAssertion) -> None:
     view = _final_view(impl, "loop/one-change-header-after-a-section-change")
     headers: list[Any] = [event["data"] for event in view.log if event["type"] == "request/header"]
-    assert headers == snapshot(extension_class=Golden, name="loop-header-initial-then-change")
+    assert headers == snapshot(extension_class=Golden, name="header-initial-then-change")
 
 
 @pytest.mark.contract("ROOT-MODEL", "PROMPT-STEP-BOUNDARY")
 def test_golden_tool_round_trip_messages(impl: Implementation, snapshot: SnapshotAssertion) -> None:
     view = _final_view(impl, "loop/tool-round-trip-continuation-step")
     messages = view.requests[-1]["messages"]
-    assert messages == snapshot(extension_class=Golden, name="loop-tool-round-trip-messages")
+    assert messages == snapshot(extension_class=Golden, name="tool-round-trip-messages")
