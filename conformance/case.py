@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from .jsontext import show
 from .jsonvalues import same_json_text, strict_equal
+from .logview import compare_loop
 from .wire_compare import WIRE_COMPARISONS
 
 Json = Any
@@ -58,6 +59,7 @@ _STATE_OPS: Final = frozenset(
         "dispose",
         "change-observer",
     }
+    | {"agent", "followup", "steer", "cancel", "dispose-agent", "compact"}
 )
 
 
@@ -74,6 +76,10 @@ class Case:
         unknown = [contract for contract in self.contracts if contract not in CONTRACT_IDS]
         if unknown or not self.contracts:
             raise ValueError(f"case {self.id!r}: unknown or missing contract IDs {unknown}")
+
+    def agents(self) -> list[str]:
+        """The agents the case creates (loop cases), in order."""
+        return [op["agent"] for op in self.ops if op.get("op") == "agent"]
 
     def scenario(self) -> Json:
         """The scenario as sent to the implementation: the ops without their expectations."""
@@ -116,6 +122,8 @@ def compare(expected: Json, observed: Json) -> str | None:
     for key, compare_wire in WIRE_COMPARISONS.items():
         if key in expected:
             return compare_wire(expected[key], observed)
+    if {"log", "types", "requests"} & set(expected):
+        return compare_loop(expected, observed)
     if "assembly" in expected:
         if "assembly" not in observed:
             return f"expected an assembly, got {_show(observed)}"

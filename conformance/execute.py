@@ -15,7 +15,9 @@ import pytest
 
 from .case import Case, describe_op, expected_observation, mismatches
 from .diff import describe
+from .invariant import check_requests
 from .jsontext import dumps
+from .logfold import fold_log
 from .protocol import Handshake, ProtocolError
 from .transport import Implementation
 from .validate import cut
@@ -41,16 +43,70 @@ class ConformanceFailure(AssertionError):
 
 
 def check(impl: Implementation, case: Case) -> list[Json]:
-    """Run ``case`` on ``impl`` and fail the current test unless every expectation holds."""
+    """Run ``case`` on ``impl`` and fail the current test unless every expectation holds.
+
+    For a loop case, the log of every agent is also folded by the suite (`conformance.logfold`),
+    and a rule it breaks fails the case when the rule belongs to one of the case's contracts.
+    """
+    __tracebackhide__ = True
+    observations, finals = _run(impl, case)
+    problems = mismatches(case, observations)
+    for agent, final in finals.items():
+        if _final_problem(final) is None:
+            problems += [
+                f"agent {agent!r}, the suite's fold of its log: {violation}"
+                for violation in fold_log(final["log"]).violations
+                if violation.contract in case.contracts
+            ]
+    _fail_on(case, observations, problems, case.contracts)
+    return observations
+
+
+def check_invariant(impl: Implementation, case: Case) -> None:
+    """LOGGEDLOOP-REQUEST-INVARIANT and ROOT-MODEL over every request of a loop case.
+
+    Run on every implementation, from the log and the requests it reports after the case's last
+    op, with the suite's own fold: never the implementation's own check. A final observation
+    that is missing or not a log fails too: an unchecked case must not pass.
+    """
+    __tracebackhide__ = True
+    observations, finals = _run(impl, case)
+    contracts = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
+    problems = []
+    if len(finals) != len(case.agents()):
+        problems.append(f"expected one observation per op and per agent, got {len(observations)}")
+    for agent, final in finals.items():
+        problem = _final_problem(final)
+        if problem is not None:
+            problems.append(f"agent {agent!r}: the final observe {problem}")
+            continue
+        log, requests = final["log"], final["requests"]
+        problems += [
+            f"agent {agent!r}: {v}" for v in check_requests(log, requests, final.get("sessionId"))
+        ]
+        problems += [
+            f"agent {agent!r}, the suite's fold of its log: {violation}"
+            for violation in fold_log(log).violations
+            if violation.contract in contracts
+        ]
+    _fail_on(case, observations, problems, contracts)
+
+
+def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]:
+    """The case's observations, and for a loop case the final ``observe`` of every agent (none
+    when the implementation answered with another number of observations)."""
     __tracebackhide__ = True
     if impl.latched_error is not None:
         # Within one test (a hypothesis property runs many cases), the first error decides:
         # retrying a crashing or hanging implementation only makes the run slower.
         raise impl.latched_error
     require_capabilities(impl, case.requires)
+    agents = case.agents()
+    scenario = case.scenario()
+    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in agents]
     impl.running = (case.id, time.monotonic())
     try:
-        outcome = impl.run(case.id, case.scenario())
+        outcome = impl.run(case.id, scenario)
     finally:
         impl.running = None
     if outcome.kind == "skipped":
@@ -61,10 +117,34 @@ def check(impl: Implementation, case: Case) -> list[Json]:
             f"{case.id} ({', '.join(case.contracts)}): {outcome.reason}{context}"
         )
         raise impl.latched_error
-    problems = mismatches(case, outcome.observations)
+    observations = outcome.observations
+    if (
+        not agents
+        or not isinstance(observations, list)
+        or len(observations) != len(scenario["ops"])
+    ):
+        return observations, {}
+    count = len(case.ops)
+    return observations[:count], dict(zip(agents, observations[count:], strict=True))
+
+
+def _final_problem(final: Json) -> str | None:
+    """Why a final ``observe`` answer cannot be checked, or ``None``."""
+    if (
+        isinstance(final, dict)
+        and isinstance(final.get("log"), list)
+        and isinstance(final.get("requests"), list)
+    ):
+        return None
+    return f"answered {cut(dumps(final), _SENTENCE_CHARS)}, not {{sessionId, log, requests}}"
+
+
+def _fail_on(
+    case: Case, observations: list[Json], problems: list[str], contracts: tuple[str, ...]
+) -> None:
+    __tracebackhide__ = True
     if problems:
-        raise ConformanceFailure(failure_message(case, outcome.observations, problems))
-    return outcome.observations
+        raise ConformanceFailure(failure_message(case, observations, problems, contracts))
 
 
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:
@@ -98,20 +178,27 @@ def _handshake(impl: Implementation) -> Handshake:
         impl.running = None
 
 
-def failure_message(case: Case, observations: list[Json], problems: list[str]) -> str:
-    """Each mismatch as a sentence, and below it where exactly the values differ."""
-    lines = [f"{case.id} ({', '.join(case.contracts)}):"]
-    if len(observations) != len(case.ops):
-        lines += [f"  - {problem}" for problem in problems]
-    else:
+def failure_message(
+    case: Case,
+    observations: list[Json],
+    problems: list[str],
+    contracts: tuple[str, ...] | None = None,
+) -> str:
+    """Each mismatch as a sentence, and below it where exactly the values differ; then the
+    problems that belong to no single op (the suite's fold of a log, the request invariant)."""
+    lines = [f"{case.id} ({', '.join(contracts or case.contracts)}):"]
+    placed: set[str] = set()
+    if isinstance(observations, list) and len(observations) == len(case.ops):
         for index, (op, observed) in enumerate(zip(case.ops, observations, strict=True)):
             prefix = f"op #{index} {describe_op(op)}: "
             sentences = [p for p in problems if p.startswith(prefix)]
             if not sentences:
                 continue
+            placed.update(sentences)
             lines.append(f"  - {cut(sentences[0], _SENTENCE_CHARS)}")
             expected = expected_observation(op)
             lines += [f"      {line}" for line in describe(expected, observed)]
+    lines += [f"  - {problem}" for problem in problems if problem not in placed]
     lines.append(f"why: {case.why}")
     return "\n".join(lines)
 

@@ -21,6 +21,7 @@ CAPABILITIES: Final = (
     "registry-1.1",
     "async-providers",
     "session",
+    "loop",
     "deepseek-wire",
     "deepseek-http",
 )

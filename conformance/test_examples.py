@@ -6,7 +6,7 @@ import pytest
 
 from .case import Case
 from .cases import all_cases
-from .execute import check
+from .execute import check, check_invariant
 from .transport import Implementation
 
 
@@ -20,3 +20,21 @@ from .transport import Implementation
 def test_example(impl: Implementation, case: Case) -> None:
     __tracebackhide__ = True
     check(impl, case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(
+            case,
+            id=case.id,
+            marks=pytest.mark.contract("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT"),
+        )
+        for case in all_cases()
+        if case.agents()
+    ],
+)
+def test_loop_invariant(impl: Implementation, case: Case) -> None:
+    """Every request of every loop case, rebuilt from the reported log by the suite's own fold."""
+    __tracebackhide__ = True
+    check_invariant(impl, case)

@@ -30,7 +30,9 @@ from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from .config import PromptConfig
 from .errors import ContractError
 from .harness_deepseek import DEEPSEEK_OPS, DeepSeekOpError, apply_deepseek_op
+from .harness_loop import LOOP_OPS, LoopOps
 from .harness_session import SESSION_OPS, SessionOps
+from .loop import Agent
 from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
 from .render import join_context_sections, render_context_sections, render_prompt
 
@@ -38,12 +40,14 @@ PROTOCOL_VERSION: Final = 1
 #: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
 #: ``session``: the session log, the request header and the runtime-context projection;
+#: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
 #: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
 CAPABILITIES: Final = (
     "registry",
     "registry-1.1",
     "async-providers",
     "session",
+    "loop",
     "deepseek-wire",
     "deepseek-http",
 )
@@ -104,6 +108,10 @@ class Driver:
         sections = render_context_sections(assembly)
         return sections, join_context_sections(sections)
 
+    def make_agent(self, **options: Any) -> Agent:
+        """The loop's agent (`harness_loop`); a wrong loop overrides this."""
+        return Agent(**options)
+
 
 class _Run:
     """One started assembly: its task and the controller of its abort signal."""
@@ -139,6 +147,7 @@ class _Scenario:
         self.evaluations: dict[str, int] = {}
         self.received: dict[str, list[Json]] = {}
         self.changes = 0
+        self.loop = LoopOps(self)
         self.session = SessionOps(ScenarioError)
 
     def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
@@ -203,6 +212,8 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
+        if name in LOOP_OPS:
+            return await self.loop.apply(op)
         if name == "received":
             if op["id"] not in self.received:
                 raise ScenarioError(f"no provider or listener has id {op['id']!r}")
@@ -220,7 +231,7 @@ class _Scenario:
         """Run until every assembly has finished or is parked on a gate or an abort signal."""
         for _ in range(_SETTLE_ROUNDS):
             self.parked = [waiter for waiter in self.parked if not waiter.done()]
-            busy = sum(not run.task.done() for run in self.runs.values())
+            busy = sum(not run.task.done() for run in self.runs.values()) + self.loop.busy()
             if busy <= len(self.parked):
                 return
             await asyncio.sleep(0)

@@ -27,13 +27,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
 from .abort import AbortController, AbortSignal
-from .assembly import Assembly, ToolSchema
+from .assembly import Assembly
 from .blocks import FAILED_KINDS, BlockAssembler
 from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
 from .inbox import Inbox, Target
@@ -198,6 +198,8 @@ class Agent:
         self._inbox = Inbox()
         self._controller = AbortController()
         self._driver: asyncio.Task[None] | None = None
+        # A message sent while an aborted turn is still winding down wakes the driver again.
+        self._wake = False
         self.disposed = False
 
     # -- entry points -------------------------------------------------------------------------
@@ -218,6 +220,7 @@ class Agent:
     def cancel(self, cause: Json = USER_CANCEL) -> None:
         """Drop what is queued and abort the running turn with ``cause`` (the first cause wins)."""
         self._inbox.clear()
+        self._wake = False
         if self.busy:
             self._controller.abort(cause)
 
@@ -235,12 +238,25 @@ class Agent:
             await asyncio.wait([self._driver])
 
     def _send(self, target: Target, message: Json) -> None:
+        """Queue ``message`` and wake the driver.
+
+        A message sent while a cancelled turn is still running (its assembly has not settled
+        yet) goes to the next turn and wakes the driver again once that turn has ended, as the
+        upstream's ``wakingAfterAbort`` does (`upstream/loop-and-session.md` §5).
+        """
         if self.disposed:
             raise RuntimeError("the agent is disposed")
-        self._inbox.add(target, message)
+        after_abort = self.busy and self._controller.signal.aborted
+        self._inbox.add("next-turn" if after_abort else target, message)
         if not self.busy:
-            self._controller = AbortController()
-            self._driver = asyncio.get_running_loop().create_task(self._drive())
+            self._start()
+        elif after_abort:
+            self._wake = True
+
+    def _start(self) -> None:
+        self._controller = AbortController()
+        self._wake = False
+        self._driver = asyncio.get_running_loop().create_task(self._drive())
 
     async def _drive(self) -> None:
         """Run turns while queued work remains after a turn that ended normally."""
@@ -249,6 +265,8 @@ class Agent:
                 self._controller = AbortController()
         except Exception:
             pass  # the turn has logged how it ended (its turn/end); the driver stops
+        if self._wake and self._inbox.has_pending:
+            self._start()
 
     # -- appending ------------------------------------------------------------------------------
 
@@ -357,7 +375,7 @@ class Agent:
         system = self.render_system(assembly)
         while True:
             messages = self.log.messages()
-            request = self.build_request(assembly.tools, system, messages, signal)
+            request = await self.build_request(assembly, system, messages, signal)
             assembler, chunk_seqs = await self._attempt(turn, step, request, signal)
             finish = assembler.finish
             if finish.get("kind") in FAILED_KINDS:
@@ -447,8 +465,8 @@ class Agent:
 
     # -- the request ------------------------------------------------------------------------------
 
-    def build_request(
-        self, tools: Sequence[ToolSchema], system: str, messages: list[Json], signal: AbortSignal
+    async def build_request(
+        self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
     ) -> Request:
         """Seed the config, fill adapter defaults, log the header and context, build the request.
 
@@ -456,12 +474,15 @@ class Agent:
         sessionId}`: every field of the header's `config` ..., then `messages`, then `system` and
         `tools` exactly when the canonical header has them (absent, never `null`, `''` or `[]`),
         then the session's id."
+
+        A coroutine, as the upstream's is (its config waterfall and call preparation await); the
+        step's ``assembly`` is passed for its tools.
         """
         config, markers = self._prepare(self._seed())
         draft: dict[str, Any] = {"config": config, "system": system}
         if markers:
             draft["adapterDefaults"] = markers
-        draft["tools"] = [schema.to_json() for schema in tools]
+        draft["tools"] = [schema.to_json() for schema in assembly.tools]
         header = canonical_header(draft)
         self.log_header(header)
         self._log_context(header["config"])

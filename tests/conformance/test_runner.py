@@ -58,6 +58,21 @@ class IdentityAlwaysOff(Driver):
         return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
 
 
+class HidesItsLog(Driver):
+    """Answers every ``observe`` with ok: its loop cases' expectations fail, and its requests
+    can never be checked, which must fail the invariant tests too (never pass unchecked)."""
+
+    def handle(self, message: Any) -> Any:
+        answer = super().handle(message)
+        if message.get("type") == "run" and answer.get("type") == "observed":
+            ops = message["scenario"]["ops"]
+            answer["observations"] = [
+                {"ok": True} if op["op"] == "observe" else observed
+                for op, observed in zip(ops, answer["observations"], strict=True)
+            ]
+        return answer
+
+
 def run_runner(
     tmp_path: Path, *args: str, limit: float = 600, env: dict[str, str] | None = None
 ) -> tuple[int, str, dict[str, Any]]:
@@ -377,3 +392,14 @@ def test_verdicts_are_coloured_on_a_terminal_unless_no_color(tmp_path: Path) -> 
     assert "\x1b[32mconforms\x1b[0m" in output
     _, output, _ = run_runner(tmp_path, *args, env={"NO_COLOR": "1"})
     assert "\x1b[32mconforms" not in output and "conforms" in output
+
+
+def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(tmp_path: Path) -> None:
+    contract = "LOGGEDLOOP-REQUEST-INVARIANT"
+    status, output, report = run_runner(
+        tmp_path, "--impl", "test_runner:HidesItsLog", "--contract", contract
+    )
+    tally = report["implementations"][0]["contracts"][contract]
+    assert status != 0
+    assert tally["failed"] > 0 and tally["passed"] == 0, tally
+    assert "not {sessionId, log, requests}" in output

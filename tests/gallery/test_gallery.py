@@ -21,13 +21,29 @@ from wrong_impls import WRONG_IMPLEMENTATIONS
 
 HERE = Path(__file__).parent
 CONTROL = "Driver"
+#: The loop contracts `RebuiltMessages` must pass: its requests differ from its log only in key
+#: order, which no case expectation sees and the suite's own request check must.
+LOOP_CONTRACTS = (
+    "PROMPT-STEP-BOUNDARY",
+    "PROMPT-CANCEL-TEST",
+    "PROMPT-RETRY-BOUNDARY",
+    "LOOP-REQUEST-ERROR-TEST",
+    "LOOP-RUNTIME-CONTEXT",
+    "LOOP-REQUEST-BUILD",
+    "PROMPT-HEADER-CHANGE-TEST",
+)
+#: Contracts run for a driver besides the one it must be rejected under.
+ALSO_RUN = {"RebuiltMessages": LOOP_CONTRACTS}
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory of every run's report: each wrong driver, then the unchanged reference."""
     outdir = tmp_path_factory.mktemp("gallery")
-    jobs = [f"{driver}={contract}" for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items())]
+    jobs = [
+        f"{driver}={','.join((contract, *ALSO_RUN.get(driver, ())))}"
+        for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items())
+    ]
     jobs.append(f"{CONTROL}={','.join(sorted(set(WRONG_IMPLEMENTATIONS.values())))}")
     env = {
         **os.environ,
@@ -69,3 +85,15 @@ def test_the_unchanged_reference_passes_through_the_same_path(reports: Path) -> 
         tally = found[contract]
         assert tally["passed"] > 0, f"{contract}: {tally}"
         assert tally["failed"] == tally["errored"] == 0, f"{contract}: {tally}"
+
+
+def test_a_request_that_differs_from_its_log_is_caught_by_the_invariant_check_only(
+    reports: Path,
+) -> None:
+    """`RebuiltMessages` logs correctly and sends equal values in another key order: every case
+    expectation holds, and only the suite's own request check (LOGGEDLOOP-REQUEST-INVARIANT)
+    rejects it."""
+    found = tallies(reports, "RebuiltMessages")
+    for contract in LOOP_CONTRACTS:
+        tally = found[contract]
+        assert tally["passed"] > 0 and tally["failed"] == 0, f"{contract}: {tally}"

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Final
+from typing import Any, Final
 
 from reference import header, registry, render, runtime_context, tool_order
+from reference.abort import AbortSignal
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.deepseek import translate, wire
 from reference.harness import Driver
+from reference.header import RequestHeader, headers_equal
+from reference.jsonvalue import Json
+from reference.loop import Agent, Enter, PreStepDecision, RequestError
+from reference.model_adapter import Request
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
 from reference.session import SessionLog, SurfaceReplace
@@ -318,6 +323,155 @@ class CodePointToolOrder(Driver):
         tool_order.code_unit_key = lambda name: name  # type: ignore[assignment,return-value]
 
 
+# -- wrong loops ------------------------------------------------------------------------------
+
+
+class _WrongLoop(Driver):
+    """A driver whose agents are ``agent_class`` (a one-behaviour change of `Agent`)."""
+
+    agent_class: type[Agent] = Agent
+
+    def make_agent(self, **options: Any) -> Agent:
+        return self.agent_class(**options)
+
+
+class HeaderEveryStep(_WrongLoop):
+    """Every request build after the first logs a `change` header, changed or not."""
+
+    class agent_class(Agent):
+        def log_header(self, header: RequestHeader) -> None:
+            if self._header_logged:
+                self.append("request/header", {"header": header, "reason": "change"})
+            super().log_header(header)
+
+
+class ResumeSkipped(_WrongLoop):
+    """A new loop instance over a log whose header is identical writes no `resume` header."""
+
+    class agent_class(Agent):
+        def log_header(self, header: RequestHeader) -> None:
+            baseline = self.log.request_header()
+            if not self._header_logged and baseline is not None and headers_equal(baseline, header):
+                self._header_logged = True
+                return
+            super().log_header(header)
+
+
+class RenderInsideRetry(_WrongLoop):
+    """Each attempt assembles and renders the system again instead of reusing the step's."""
+
+    class agent_class(Agent):
+        async def build_request(
+            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+        ) -> Request:
+            context = AssembleContext(scope=self.scope, agent=self.scope, signal=signal)
+            assembly = await self.registry.assemble(context)
+            return await super().build_request(
+                assembly, self.render_system(assembly), messages, signal
+            )
+
+
+class CancelOnlyInsideSteps(_WrongLoop):
+    """A cancel while no step is open only clears the inbox, so the blocked turn goes on and
+    sends its request."""
+
+    class agent_class(Agent):
+        def cancel(self, cause: Json = None) -> None:
+            opened = [e.type for e in self.log.events if e.type in ("step/start", "step/end")]
+            if opened[-1:] != ["step/start"]:
+                self._inbox.clear()
+                return
+            super().cancel(cause if cause is not None else {"kind": "user"})
+
+
+class SnapshotEveryStep(_WrongLoop):
+    """The runtime context is projected without a baseline, so it is re-proposed every step."""
+
+    class agent_class(Agent):
+        def propose_context(self, assembly: Assembly) -> Json | None:
+            proposed = RuntimeContextProjection().project(render.render_context_sections(assembly))
+            return None if proposed is None else {**proposed, "id": self.new_id()}
+
+
+class NoClearedMarker(_WrongLoop):
+    """An emptied runtime context proposes nothing: the cleared marker is never sent."""
+
+    class agent_class(Agent):
+        def propose_context(self, assembly: Assembly) -> Json | None:
+            if not [s for s in render.render_context_sections(assembly) if s.text]:
+                return None
+            return super().propose_context(assembly)
+
+
+class _RetryAsNewStep(Exception):
+    pass
+
+
+class RetryOpensNewStep(_WrongLoop):
+    """A retried request is sent from a new step (`step/end`, then `step/start` of step + 1)."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["request_error"]
+
+            async def request_error(question: RequestError) -> Any:
+                if await decide(question) == "retry":
+                    raise _RetryAsNewStep
+                return None
+
+            super().__init__(**{**options, "request_error": request_error})
+
+        async def step(self, turn: int, step: int, assembly: Assembly, signal: AbortSignal) -> Json:
+            try:
+                return await super().step(turn, step, assembly, signal)
+            except _RetryAsNewStep:
+                return None
+
+
+class EmptyDecisionFallsBack(_WrongLoop):
+    """An empty `agent/pre-step` decision is taken as "no opinion": the default messages enter."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["pre_step"]
+
+            async def pre_step(question: Any, default: Enter) -> PreStepDecision:
+                decision = await decide(question, default)
+                return default if decision == Enter([]) else decision
+
+            super().__init__(**{**options, "pre_step": pre_step})
+
+
+class RebuiltMessages(_WrongLoop):
+    """Request messages are rebuilt from the logged ones (same values, other key order)."""
+
+    class agent_class(Agent):
+        async def build_request(
+            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+        ) -> Request:
+            rebuilt = [dict(sorted(message.items())) for message in messages]
+            return await super().build_request(assembly, system, rebuilt, signal)
+
+
+class UnloggedSnapshot(_WrongLoop):
+    """The runtime-context snapshot is sent with the request but never logged."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self._unlogged: Json | None = None
+
+        def propose_context(self, assembly: Assembly) -> Json | None:
+            self._unlogged = super().propose_context(assembly)
+            return None
+
+        async def build_request(
+            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+        ) -> Request:
+            extra = [self._unlogged] if self._unlogged is not None else []
+            return await super().build_request(assembly, system, messages + extra, signal)
+
+
 class ReplacementGoesToTheEnd(Driver):
     """A surface replace removes its range but appends the new node at the end of the surface."""
 
@@ -516,6 +670,16 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RescanningRenderer": "PROMPT-STRICT-RENDER",
     "QuadraticRenderer": "PROMPT-STRICT-RENDER",
     "CodePointToolOrder": "PROMPT-TOOL-ORDER",
+    "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
+    "ResumeSkipped": "LOOP-REQUEST-BUILD",
+    "RenderInsideRetry": "PROMPT-RETRY-BOUNDARY",
+    "CancelOnlyInsideSteps": "PROMPT-CANCEL-TEST",
+    "SnapshotEveryStep": "LOOP-RUNTIME-CONTEXT",
+    "NoClearedMarker": "LOOP-RUNTIME-CONTEXT",
+    "RetryOpensNewStep": "LOOP-REQUEST-ERROR-TEST",
+    "EmptyDecisionFallsBack": "PROMPT-STEP-BOUNDARY",
+    "RebuiltMessages": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "UnloggedSnapshot": "ROOT-MODEL",
     "ReplacementGoesToTheEnd": "ROOT-MODEL",
     "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
     "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",

@@ -360,3 +360,30 @@ async def test_runtime_context_is_proposed_once_then_cleared_once() -> None:
         "Current runtime context: none. Earlier runtime-context snapshots no longer apply.",
     ]
     assert "sections" not in owned[1]["source"]
+
+
+# -- the call config's seed (upstream §7.2) -------------------------------------------------------
+
+
+def seeded_with_effort(adapter_default: bool) -> SessionLog:
+    header: Any = {"config": {**CONFIG, "reasoningEffort": "high"}}
+    if adapter_default:
+        header["adapterDefaults"] = {"reasoningEffort": True}
+    data = {"header": header, "reason": "initial"}
+    return SessionLog.from_seed([{"type": "request/header", "seq": 0, "time": 0, "data": data}])
+
+
+@pytest.mark.parametrize("adapter_default", [False, True])
+@sync
+async def test_a_new_instance_restores_only_an_effort_the_adapter_did_not_fill(
+    adapter_default: bool,
+) -> None:
+    h = Harness([text_reply("a")], log=seeded_with_effort(adapter_default))
+    h.adapter.defaults = {"reasoningEffort": "low"}
+    h.say("1")
+    await h.agent.when_idle()
+    (resumed,) = [d for d in h.data("request/header") if d["reason"] == "resume"]
+    expected = "low" if adapter_default else "high"
+    assert resumed["header"]["config"]["reasoningEffort"] == expected
+    assert ("adapterDefaults" in resumed["header"]) is adapter_default
+    assert h.adapter.received[0]["reasoningEffort"] == expected

@@ -1,0 +1,613 @@
+"""The loop's turns and steps: PROMPT-STEP-BOUNDARY, PROMPT-CANCEL-TEST, PROMPT-RETRY-BOUNDARY and
+LOOP-REQUEST-ERROR-TEST.
+
+Expected logs are worked out by hand from CONTRACTS.md and the append orders of
+`upstream/loop-and-session.md` §8-§9, in the view of `conformance.logview`: the comment before
+each event is its position (the seq it would have in a log of core events only), and message ids
+are ``#n`` in order of first appearance. Every case also runs the suite's own request check
+(`test_loop_invariant`).
+"""
+
+from __future__ import annotations
+
+from .. import loopscenario as lp
+from .. import scenario as s
+from ..case import Case
+from ..scenario import Json
+
+LOOP = ("registry", "loop")
+STEP = ("PROMPT-STEP-BOUNDARY",)
+CANCEL = ("PROMPT-CANCEL-TEST",)
+RETRY = ("PROMPT-RETRY-BOUNDARY", "LOOP-REQUEST-ERROR-TEST")
+
+ARGS = '{"a":2,"b":2}'
+CALL = lp.tool_call("c1", "add", ARGS)
+FOUR = lp.answer("4")
+HELLO = lp.answer("hello")
+#: A stream that yields nothing and waits for the abort.
+SILENT = {"chunks": [], "waitFor": {"abort": True}}
+#: A tool call cut off mid-arguments, then waiting for the abort.
+HALF_CALL = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "tool-call"},
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "id": "c1",
+            "name": "add",
+            "argumentsDelta": '{"a"',
+        },
+    ],
+    "waitFor": {"abort": True},
+}
+#: A text answer whose stream ends with `max-tokens`.
+CUT_TEXT = {"chunks": [*HELLO["chunks"][:-1], {"type": "finish", "reason": {"kind": "max-tokens"}}]}
+#: A tool call whose stream ends with `max-tokens`.
+CUT_CALL = {
+    "chunks": [
+        *CALL["chunks"][:-1],
+        {"type": "finish", "reason": {"kind": "max-tokens"}},
+    ]
+}
+#: Two chunks of a text block, then the adapter fails.
+PARTIAL_FAILURE = {**lp.partial("hal"), "fail": {"code": "SERVER", "message": "reset"}}
+del PARTIAL_FAILURE["waitFor"]
+
+
+def _turn_with_tools() -> list[Json]:
+    """Turn 1: "2+2?" → a tool call → its result → the answer "4" (positions 0-20)."""
+    return [
+        lp.turn_start(1),  # 0
+        lp.step_start(1, 1),  # 1
+        lp.user("2+2?", "#1"),  # 2
+        lp.header("initial"),  # 3
+        lp.context(),  # 4
+        *lp.attempt(1, 1, CALL),  # 5-8
+        lp.assistant(1, 1, [lp.call_block("c1", "add", ARGS)], "#2", range(5, 9)),  # 9
+        lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 10
+        lp.tool_result_event(1, 1, "c1", "4", "#3", 10),  # 11
+        lp.step_end(1, 1),  # 12
+        lp.step_start(1, 2),  # 13
+        *lp.attempt(1, 2, FOUR),  # 14-17
+        lp.assistant(1, 2, [lp.text_block("4")], "#4", range(14, 18)),  # 18
+        lp.step_end(1, 2),  # 19
+        lp.turn_end(1),  # 20
+    ]
+
+
+def _answered_turn(
+    turn: int, text: str, first_id: int, *, header: Json = None, extra: tuple[Json, ...] = ()
+) -> list[Json]:
+    """A one-step turn: the user's ``text`` (id ``#first_id``), the ``extra`` messages entered
+    after it, [a header and context], the answer "hello"."""
+    opening = [lp.header("initial"), lp.context()] if header is None else header
+    start = 3 + len(extra) + len(opening)
+    answer_id = f"#{first_id + 1 + len(extra)}"
+    return [
+        lp.turn_start(turn),
+        lp.step_start(turn, 1),
+        lp.user(text, f"#{first_id}"),
+        *extra,
+        *opening,
+        *lp.attempt(turn, 1, HELLO),
+        lp.assistant(turn, 1, [lp.text_block("hello")], answer_id, range(start, start + 4)),
+        lp.step_end(turn, 1),
+        lp.turn_end(turn),
+    ]
+
+
+def _relative(events: list[Json], offset: int) -> list[Json]:
+    """``events`` as they appear ``offset`` positions later in a log."""
+    moved = []
+    for event in events:
+        if "sourceEventSeqs" in event:
+            event = {**event, "sourceEventSeqs": [seq + offset for seq in event["sourceEventSeqs"]]}
+        moved.append(event)
+    return moved
+
+
+def _blocked_assembly(gate: str = "g") -> Json:
+    """A listener scoped to agent ``a`` that holds every assembly until ``gate`` opens."""
+    return s.listen("hold", s.listener(wait_gate=gate), scope="a")
+
+
+CASES = [
+    # -- PROMPT-STEP-BOUNDARY ---------------------------------------------------------------------
+    Case(
+        id="loop/tool-round-trip-continuation-step",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "An admitted decision opens `step/start` when it has at least one message, or when "
+            "the previous step of the turn ran tool calls without concluding the turn (a "
+            "continuation step, which may open with no `user/message`); `tool/result` cites its "
+            "`tool/call`; headers are written only when they change (upstream §8.1)."
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR], tools=[lp.tool_result("4")]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=_turn_with_tools(),
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 14}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/empty-first-decision-completes-without-step",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            'an empty decision on the turn\'s first step ends it `{kind: "completed"}` with no '
+            "step and no model call"
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], pre_step=["empty"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/rejected-decision-blocks-and-consumes-the-message",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            'A rejected decision ends the turn `{kind: "blocked"}` (...; a claimed message it '
+            "consumed is not logged as a `user/message`)"
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], pre_step=["reject"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.BLOCKED)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/rejected-decision-after-a-step-blocks",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            'A rejected decision ends the turn `{kind: "blocked"}` (even after earlier steps '
+            "completed): the continuation step after the tool call is rejected."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[CALL, FOUR],
+                tools=[lp.tool_result("4")],
+                pre_step=["default", "reject"],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[*_turn_with_tools()[:13], lp.turn_end(1, lp.BLOCKED)],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/burst-of-followups-one-turn-each",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "preStep claims all next-step messages, then — on a turn's first step only — at most "
+            "one next-turn message: three follow-ups queued while turn 1 assembles make three "
+            "turns of one message each (turns continue from the last `turn/start`)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                    *_relative(_answered_turn(3, "three", 5, header=[]), 22),  # 22-31
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/steer-during-a-step-opens-the-next-step",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "preStep claims the inbox before it assembles, so a steer sent while step 1's "
+            "assembly is blocked waits in next-step; the concluded step is followed by step 2 of "
+            "the same turn with that message, since the turn ends only when no next-step message "
+            "waits."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, FOUR]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.steer("a", "also"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1)[:-1],  # 0-10
+                    lp.step_start(1, 2),  # 11
+                    lp.user("also", "#3"),  # 12
+                    *lp.attempt(1, 2, FOUR),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("4")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1),  # 19
+                ],
+            ),
+        ),
+    ),
+    # -- PROMPT-CANCEL-TEST -----------------------------------------------------------------------
+    *[
+        Case(
+            id=f"loop/{verb}-while-assembly-blocked-aborts-the-turn",
+            contracts=CANCEL,
+            requires=LOOP,
+            why=(
+                'If a turn is cancelled (cause `{kind: "user"}`) or its owner is disposed '
+                '(cause `{kind: "disposed"}`) while the step\'s assembly is blocked, then once '
+                'assembly settles the turn ends `turn/end {reason: {kind: "aborted", reason: '
+                "<cause>}}` and the log has no `step/start`, ..., and the model adapter received "
+                "no request. Until the assembly settles the turn stays open."
+            ),
+            ops=(
+                lp.agent("a", model=[HELLO]),
+                _blocked_assembly(),
+                lp.followup("a", "hi"),
+                lp.cancel("a") if verb == "cancel" else lp.dispose("a"),
+                lp.observe("a", log=[lp.turn_start(1)], requests=[]),
+                s.open_gate("g"),
+                lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(cause))]),
+            ),
+        )
+        for verb, cause in (("cancel", lp.USER_CANCEL), ("dispose", lp.DISPOSED))
+    ],
+    Case(
+        id="loop/dispose-while-a-provider-blocks-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "while the step's assembly is blocked (a waterfall listener or provider has not "
+            "finished): here an agent-scoped section provider waits on a gate; disposal aborts "
+            "the turn once it returns, with nothing of the step logged and no request."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("slow", "slow", 5, s.provider("late", wait_gate="g"), layer="a"),
+            lp.followup("a", "hi"),
+            lp.dispose("a"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.DISPOSED))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Once assembly settles the cancelled turn ends aborted with nothing of its step "
+            "logged; a follow-up sent meanwhile is not lost: it gets the next turn (turns "
+            "continue from the last `turn/start`), and that turn's first request build writes "
+            "the loop instance's `initial` header."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.followup("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                ],
+                requests=[{"dispatchSeq": 7}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-reaches-a-cooperative-listener-through-the-signal",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "The assembly context carries the turn's abort signal so a cooperative listener can "
+            "stop early: a listener waiting for the abort settles at once, and the turn ends "
+            "aborted with the cancel's own cause (here a hook's)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.listen("coop", s.listener(wait_abort=True), scope="a"),
+            lp.followup("a", "hi"),
+            lp.cancel("a", {"kind": "hook", "reason": "stop"}),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),
+                    lp.turn_end(1, lp.aborted({"kind": "hook", "reason": "stop"})),
+                ],
+                requests=[],
+            ),
+        ),
+    ),
+    # -- PROMPT-RETRY-BOUNDARY, LOOP-REQUEST-ERROR-TEST -------------------------------------------
+    Case(
+        id="loop/retry-keeps-turn-and-step-and-the-rendered-system",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "`step()` renders the system string once, before its retry loop [...] it reuses the "
+            "step's rendered system; the retry stays in the same turn and step (no new "
+            "`step/start`); the successful `assistant/message` cites exactly its own attempt's "
+            "chunk seqs. The section's provider answers differently on every evaluation, so "
+            "anything evaluated again would show."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.fails("SERVER", "overloaded"), HELLO], request_error=["retry"]),
+            s.section("moving", "moving", 10, s.provider(sequence=["one", "two", "three"])),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.step_start(1, 1),  # 1
+                    lp.user("hi", "#1"),  # 2
+                    lp.header("initial", system=f"{lp.SYSTEM}\n\none"),  # 3
+                    lp.context(),  # 4
+                    *lp.attempt(1, 1, lp.fails("SERVER", "overloaded")),  # 5
+                    *lp.attempt(1, 1, HELLO),  # 6-9
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(6, 10)),  # 10
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1),  # 12
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "system": f"{lp.SYSTEM}\n\none"},
+                    {"dispatchSeq": 6, "system": f"{lp.SYSTEM}\n\none"},
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/retry-after-partial-stream-cites-only-its-own-chunks",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A failed attempt (error or aborted finish) writes its chunks but no "
+            "`assistant/message`; the successful attempt's `assistant/message` cites exactly its "
+            "own attempt's chunk seqs, in order."
+        ),
+        ops=(
+            lp.agent("a", model=[PARTIAL_FAILURE, HELLO], request_error=["retry"]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, PARTIAL_FAILURE),  # 5-7
+                    *lp.attempt(1, 1, HELLO),  # 8-11
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(8, 12)),  # 12
+                    lp.step_end(1, 1),  # 13
+                    lp.turn_end(1),  # 14
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 8}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/unretried-failure-ends-the-turn-with-error",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "the `agent/request-error` decision either retries [...] or ends the turn "
+            '`{kind: "error", error: <failure>}`; an adapter that fails is logged as one '
+            'terminal `finish` chunk `{kind: "error", failure}` and no `assistant/message`.'
+        ),
+        ops=(
+            lp.agent("a", model=[lp.fails("AUTH", "no key"), HELLO], request_error=["end"]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("AUTH", "no key")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(
+                        1, {"kind": "error", "error": {"message": "no key", "code": "AUTH"}}
+                    ),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-mid-stream-keeps-an-interrupted-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, the chunks received so far stay "
+            "logged, and if any of them carried non-blank text [...] an `assistant/message "
+            "{turn, step, message, interrupted: true}` holding only those text and reasoning "
+            "blocks is appended (surface append, citing all of the attempt's chunks); it is part "
+            "of the messages of later requests. No `finish` is logged for the cancelled stream."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.partial("hal"), HELLO]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.followup("a", "again"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.partial("hal")),  # 5-6
+                    lp.assistant(1, 1, [lp.text_block("hal")], "#2", [5, 6], interrupted=True),
+                    lp.step_end(1, 1),  # 8
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 9
+                    *_relative(_answered_turn(2, "again", 3, header=[])[:3], 10),  # 10-12
+                    *lp.attempt(2, 1, HELLO),  # 13-16
+                    lp.assistant(2, 1, [lp.text_block("hello")], "#4", range(13, 17)),  # 17
+                    lp.step_end(2, 1),  # 18
+                    lp.turn_end(2),  # 19
+                ],
+                requests=[
+                    {"dispatchSeq": 5},
+                    {
+                        "dispatchSeq": 13,
+                        "messages": [
+                            lp.user("hi", "#1")["data"],
+                            lp.assistant(1, 1, [lp.text_block("hal")], "#2", [], interrupted=True)[
+                                "data"
+                            ]["message"],
+                            lp.user("again", "#3")["data"],
+                        ],
+                    },
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/concluding-tool-ends-the-turn-after-its-step",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A continuation step opens only when the previous step of the turn ran tool calls "
+            "without concluding the turn: a tool result that concludes it ends the turn "
+            "`completed` after `step/end`, with no second request."
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[*_turn_with_tools()[:13], lp.turn_end(1)],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/max-tokens-drops-tool-calls-and-ends-the-turn",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            'turn/end reason `{kind: "max-tokens"}` when the step hit max-tokens; a max-tokens '
+            "finish drops the tool calls (none runs: no `tool/call`), and an `assistant/message` "
+            "whose content is empty is not among the derived messages of the next request."
+        ),
+        ops=(
+            lp.agent("a", model=[CUT_CALL, HELLO]),
+            lp.followup("a", "2+2?"),
+            lp.followup("a", "again"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, CUT_CALL),  # 5-8
+                    lp.assistant(1, 1, [], "#2", range(5, 9)),  # 9
+                    lp.step_end(1, 1),  # 10
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 11
+                    *_relative(_answered_turn(2, "again", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5},
+                    {
+                        "dispatchSeq": 15,
+                        "messages": [lp.user("2+2?", "#1")["data"], lp.user("again", "#3")["data"]],
+                    },
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/max-tokens-is-sticky-over-the-turn",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "`max-tokens` is sticky over the turn: step 1 hits max-tokens, a steer waiting in "
+            "next-step opens step 2, which completes, and the turn still ends "
+            '`{kind: "max-tokens"}`.'
+        ),
+        ops=(
+            lp.agent("a", model=[CUT_TEXT, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.steer("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, CUT_TEXT),  # 5-8
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 9)),  # 9
+                    lp.step_end(1, 1),  # 10
+                    lp.step_start(1, 2),  # 11
+                    lp.user("two", "#3"),  # 12
+                    *lp.attempt(1, 2, HELLO),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("hello")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 19
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-before-the-first-chunk-logs-no-attempt",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A request cancelled before its first chunk leaves no event: the step ends, the turn "
+            "ends aborted, and the request is known only by its `dispatchSeq` (the log length at "
+            "dispatch, right after the header and context)."
+        ),
+        ops=(
+            lp.agent("a", model=[SILENT]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:2],
+                    lp.user("hi", "#1"),
+                    *_turn_with_tools()[3:5],
+                    lp.step_end(1, 1),
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-mid-tool-call-logs-no-tool-call-and-no-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, the chunks received so far stay "
+            "logged; an interrupted `assistant/message` is appended only if one of them carried "
+            "non-blank text or reasoning — a half-streamed tool call carries neither, and no "
+            "`tool/call` is written."
+        ),
+        ops=(
+            lp.agent("a", model=[HALF_CALL]),
+            lp.followup("a", "2+2?"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, HALF_CALL),  # 5-6
+                    lp.step_end(1, 1),  # 7
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+]

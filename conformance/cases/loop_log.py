@@ -1,0 +1,358 @@
+"""What the loop writes besides turns and steps: request headers and context (LOOP-REQUEST-BUILD,
+PROMPT-HEADER-CHANGE-TEST) and runtime-context snapshots (LOOP-RUNTIME-CONTEXT).
+
+Expected logs are in the view of `conformance.logview` (positions, ``#n`` ids), worked out by hand
+from CONTRACTS.md; the comment after an event is its position.
+"""
+
+from __future__ import annotations
+
+from .. import loopscenario as lp
+from .. import scenario as s
+from ..case import Case
+from ..logview import ABSENT
+from ..scenario import Json
+from .loop import ARGS, CALL, FOUR, HELLO, LOOP, _answered_turn, _relative
+
+BUILD = ("LOOP-REQUEST-BUILD",)
+HEADERS = ("LOOP-REQUEST-BUILD", "PROMPT-HEADER-CHANGE-TEST")
+RUNTIME = ("LOOP-RUNTIME-CONTEXT",)
+CLOCK = ("clock", "noon")
+RESULT = lp.tool_result("4")
+
+_ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
+_TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]
+
+
+def _clock_context() -> Json:
+    return s.context("clock", "clock", 0, "noon")
+
+
+def _seed(*, replaced: bool) -> list[Json]:
+    """An earlier run's surface: a user message, then a runtime-context snapshot of ``CLOCK``;
+    with ``replaced``, a summary that replaces both."""
+    events = [lp.user("earlier", "u0"), lp.snapshot("s0", CLOCK)]
+    if replaced:
+        events.append(lp.replacing(lp.summary("c0"), 0, 1))
+    return lp.envelopes(*events)
+
+
+CASES = [
+    # -- LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST ------------------------------------------
+    Case(
+        id="loop/header-initial-then-none-over-unchanged-steps",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            "A loop instance's first successful request build writes `request/header` with "
+            "reason `initial` if the log had no header; after that it writes `change` only when "
+            "the canonical header is not equal to the folded one. Re-assembling every step with "
+            "unchanged values adds no header (four requests over three steps and two turns), and "
+            "`request/context` is written only when none was logged yet or it differs."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[CALL, lp.tool_call("c2", "add", "{}"), FOUR, HELLO],
+                tools=[RESULT, RESULT],
+            ),
+            lp.followup("a", "go"),
+            lp.followup("a", "more"),
+            lp.observe(
+                "a",
+                types=[
+                    *["turn/start", "step/start", "user/message", "request/header"],
+                    "request/context",
+                    *_TOOL_STEP,
+                    "step/start",
+                    *_TOOL_STEP,
+                    "step/start",
+                    *_ANSWER,
+                    *["step/end", "turn/end", "turn/start", "step/start", "user/message"],
+                    *_ANSWER,
+                    *["step/end", "turn/end"],
+                ],
+                requests=[{"dispatchSeq": seq} for seq in (5, 14, 23, 33)],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/one-change-header-after-a-section-change",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            'a real section change writes exactly one more header: `{reason: "change"}` with '
+            "the new system, inside the open step before the request; the turn after it, "
+            "unchanged, writes none. The provider and model are unchanged, so no new "
+            "`request/context`."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO, HELLO]),
+            lp.followup("a", "one"),
+            s.section("extra", "extra", 5, "more"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(
+                        _answered_turn(
+                            2, "two", 3, header=[lp.header("change", system=f"{lp.SYSTEM}\n\nmore")]
+                        ),
+                        12,
+                    ),  # 12-22, the header at 15
+                    *_relative(_answered_turn(3, "three", 5, header=[]), 23),  # 23-32
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/resume-header-for-a-new-loop-over-a-seeded-log",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "A session built over a seed appends `session/end-seed`; a loop instance starts right "
+            "after it, and its first request build writes `resume` since the log has a header — "
+            "even when identical. A new loop instance over a log whose context is unchanged "
+            "writes no `request/context`; turns continue from the last `turn/start`."
+        ),
+        ops=(
+            lp.agent("a1", model=[HELLO]),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}),
+            lp.followup("a2", "two"),
+            lp.observe(
+                "a2",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    lp.end_seed(),  # 12
+                    *_relative(
+                        _answered_turn(2, "two", 3, header=[lp.header("resume")]), 13
+                    ),  # 13-23, the header at 16
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/adapter-defaults-are-marked-and-sent",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "`config` holds resolved values, those filled from adapter defaults included, and "
+            "`adapterDefaults` marks them (`{maxTokens: true}`); `request/context` is "
+            "`{provider, model, contextWindow?}`; the request carries every config field."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapter={"defaults": {"maxTokens": 4096}, "contextWindow": 65536},
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1,
+                    "hi",
+                    1,
+                    header=[
+                        lp.header(
+                            "initial",
+                            config={**lp.CONFIG, "maxTokens": 4096},
+                            adapter_defaults={"maxTokens": True},
+                        ),
+                        lp.context(window=65536),
+                    ],
+                ),
+                requests=[{"dispatchSeq": 5, "maxTokens": 4096}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/empty-system-and-tools-are-absent-from-header-and-request",
+        contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),
+        requires=LOOP,
+        why=(
+            "Canonical form: an empty system and an empty tool list become absent fields; a "
+            "loop-built request has `system` and `tools` exactly when the canonical header has "
+            "them (absent, never `null`, `''` or `[]`). Without the identity section and with "
+            "an empty persona the rendered system is `''`, and no tool is registered."
+        ),
+        ops=(
+            s.configure({"includeHarnessIdentity": False}),
+            lp.agent("a", model=[HELLO]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1, "hi", 1, header=[lp.header("initial", system=None), lp.context()]
+                ),
+                requests=[{"dispatchSeq": 5, "system": ABSENT, "tools": ABSENT}],
+            ),
+        ),
+    ),
+    # -- LOOP-RUNTIME-CONTEXT -------------------------------------------------------------------
+    Case(
+        id="loop/runtime-context-unchanged-over-steps-one-snapshot",
+        contracts=RUNTIME,
+        requires=LOOP,
+        why=(
+            "Only a change of the complete value proposes a message; an unchanged context over "
+            "many steps proposes nothing. The snapshot is the last message of the default "
+            'pre-step decision: `{role: "user", content: [{type: "text", text}], source}`, '
+            "text = the preamble, `\\n\\n`, the context texts."
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR, HELLO], tools=[RESULT]),
+            _clock_context(),
+            lp.followup("a", "2+2?"),
+            lp.followup("a", "more"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.step_start(1, 1),  # 1
+                    lp.user("2+2?", "#1"),  # 2
+                    lp.snapshot("#2", CLOCK),  # 3
+                    lp.header("initial"),  # 4
+                    lp.context(),  # 5
+                    *lp.attempt(1, 1, CALL),  # 6-9
+                    lp.assistant(1, 1, [lp.call_block("c1", "add", ARGS)], "#3", range(6, 10)),
+                    lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 11
+                    lp.tool_result_event(1, 1, "c1", "4", "#4", 11),  # 12
+                    lp.step_end(1, 1),  # 13
+                    lp.step_start(1, 2),  # 14
+                    *lp.attempt(1, 2, FOUR),  # 15-18
+                    lp.assistant(1, 2, [lp.text_block("4")], "#5", range(15, 19)),  # 19
+                    lp.step_end(1, 2),  # 20
+                    lp.turn_end(1),  # 21
+                    *_relative(_answered_turn(2, "more", 6, header=[]), 22),  # 22-31
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/runtime-context-removed-sends-the-cleared-marker-once",
+        contracts=RUNTIME,
+        requires=LOOP,
+        why=(
+            "project(current): current empty → the cleared marker (unless that is already "
+            "retained), whose source has no `form` and no `sections`; the turn after it proposes "
+            "nothing."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO, HELLO]),
+            _clock_context(),
+            lp.followup("a", "one"),
+            s.release("clock"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1, extra=(lp.snapshot("#2", CLOCK),)),  # 0-12
+                    *_relative(
+                        _answered_turn(2, "two", 4, header=[], extra=(lp.cleared("#5"),)), 13
+                    ),  # 13-23
+                    *_relative(_answered_turn(3, "three", 7, header=[]), 24),  # 24-33
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/runtime-context-restored-from-a-seed-is-not-re-proposed",
+        contracts=RUNTIME,
+        requires=LOOP,
+        why=(
+            "constructed over an existing log, the projection restores the newest owned "
+            "`user/message` whose seq is still on the surface; the same context is then not "
+            "proposed again (equal to the retained text)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], seed=_seed(replaced=False)),
+            _clock_context(),
+            lp.followup("a", "next"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.user("earlier", "#1"),  # 0
+                    lp.snapshot("#2", CLOCK),  # 1
+                    lp.end_seed(),  # 2
+                    *_relative(_answered_turn(1, "next", 3), 3),  # 3-14
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/runtime-context-replaced-on-the-surface-is-re-proposed",
+        contracts=RUNTIME,
+        requires=LOOP,
+        why=(
+            "restore: none on the surface but some in the log = none-retained — a snapshot "
+            "replaced on the surface is forgotten, so the same context is proposed again."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], seed=_seed(replaced=True)),
+            _clock_context(),
+            lp.followup("a", "next"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.user("earlier", "#1"),  # 0
+                    lp.snapshot("#2", CLOCK),  # 1
+                    lp.replacing(lp.summary("#3"), 0, 1),  # 2
+                    lp.end_seed(),  # 3
+                    *_relative(
+                        _answered_turn(1, "next", 4, extra=(lp.snapshot("#5", CLOCK),)), 4
+                    ),  # 4-16
+                ],
+            ),
+        ),
+    ),
+    *[
+        Case(
+            id=f"loop/runtime-context-{name}",
+            contracts=RUNTIME,
+            requires=LOOP,
+            why=why,
+            ops=(
+                lp.agent("a", model=[HELLO, HELLO]),
+                _clock_context(),
+                lp.followup("a", "one"),
+                lp.compact("a", start, 2),
+                lp.followup("a", "two"),
+                lp.observe(
+                    "a",
+                    log=[
+                        *_answered_turn(1, "one", 1, extra=(lp.snapshot("#2", CLOCK),)),  # 0-12
+                        lp.replacing(lp.summary("#4"), first, 10, cites),  # 13
+                        *_relative(_answered_turn(2, "two", 5, header=[], extra=extra), 14),
+                    ],
+                ),
+            ),
+        )
+        for name, start, first, cites, extra, why in (
+            (
+                "replaced-live-is-forgotten-and-re-proposed",
+                0,
+                2,
+                [2, 3, 10],
+                (lp.snapshot("#6", CLOCK),),
+                "Live, a surface replacement whose `sourceEventSeqs` include the retained seq "
+                "makes it none-retained (forgotten): a compaction of the whole surface, snapshot "
+                "included, between turns makes the next turn propose the unchanged context again.",
+            ),
+            (
+                "kept-by-a-replacement-that-spares-it",
+                2,
+                10,
+                [10],
+                (),
+                "Only a replacement citing the retained seq forgets it: a compaction of the "
+                "assistant's answer alone leaves the snapshot retained, so the unchanged context "
+                "proposes nothing.",
+            ),
+        )
+    ],
+]
