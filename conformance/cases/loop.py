@@ -268,7 +268,9 @@ CASES = [
     Case(
         id="loop/dispose-while-a-provider-blocks-aborts-the-turn",
         contracts=CANCEL,
-        requires=LOOP,
+        # A provider that blocks needs `async-providers` (the upstream's providers are
+        # synchronous); the listener-blocked cases above cover the rest.
+        requires=(*LOOP, "async-providers"),
         why=(
             "while the step's assembly is blocked (a waterfall listener or provider has not "
             "finished): here an agent-scoped section provider waits on a gate; disposal aborts "
