@@ -161,6 +161,16 @@ class LogFold:
         self.violations += found
         return found
 
+    @property
+    def open_steps(self) -> frozenset[tuple[Json, Json]]:
+        """The ``(turn, step)`` pairs whose `step/start` is logged and whose `step/end` is not."""
+        return frozenset(self._open_steps)
+
+    @property
+    def instance_has_header(self) -> bool:
+        """Whether the current loop instance has logged a `request/header` yet."""
+        return self._instance_has_header
+
     def add_unreadable(self) -> None:
         """Take the next seq for an event that could not be read at all (a line that is not
         JSON): it changes nothing, and whoever read it reports why."""
