@@ -38,6 +38,7 @@ from .execute import NOT_APPLICABLE
 from .transport import Implementation
 
 if TYPE_CHECKING:  # the suite imports the reference only where it drives it
+    from reference.abort import AbortSignal
     from reference.header import CallConfig
 
 Json = Any
@@ -90,7 +91,7 @@ async def converse(transport: httpx.AsyncBaseTransport) -> Run:
     from reference.registry import PromptRegistry, Scope
     from reference.session import SessionLog
 
-    async def lookup(call: ToolCall, _signal: Any) -> ToolOutcome:
+    async def lookup(call: ToolCall, _signal: AbortSignal) -> ToolOutcome:
         try:
             key = json.loads(call.arguments)["key"]
         except (ValueError, TypeError, KeyError) as error:
@@ -124,6 +125,7 @@ def check(run: Run) -> None:
     messages = [event["data"] for event in run.log if event["type"] == "assistant/message"]
     turn_1 = [data for data in messages if data["turn"] == 1]
     assert len(turn_1) >= 2, f"turn 1 must call the tool, then answer: {len(turn_1)} request(s)"
+    assert len(messages) > len(turn_1), "the follow-up turn made no request"
     usages = [data.get("usage") for data in messages]
     assert len(usages) >= 3 and all(usage is not None for usage in usages), usages
     for number, usage in enumerate(usages[1:], start=2):

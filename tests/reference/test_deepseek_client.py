@@ -19,7 +19,7 @@ import json
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -30,7 +30,7 @@ from conformance.invariant import check_requests
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import ToolContribution
 from reference.deepseek import DeepSeekAdapter
-from reference.loop import Agent, ToolCall, ToolOutcome, user_message
+from reference.loop import Agent, RequestError, ToolCall, ToolOutcome, user_message
 from reference.model_adapter import Chunk, Request
 from reference.registry import PromptRegistry, Scope
 from reference.session import SessionLog
@@ -191,7 +191,8 @@ class Dispatching:
         return self.adapter.stream(request, signal)
 
 
-async def converse(split: Callable[[bytes], list[bytes]]) -> tuple[Agent, Dispatching, list[bytes]]:
+def make_agent(**hooks: Any) -> tuple[Agent, Dispatching]:
+    """An agent over a fresh log with the persona and `lookup`, the adapter as its model."""
     registry = PromptRegistry()
     registry.add_section("persona", 0, SYSTEM)
     registry.add_tool_provider(lambda _context: ToolContribution([LOOKUP]))
@@ -207,13 +208,25 @@ async def converse(split: Callable[[bytes], list[bytes]]) -> tuple[Agent, Dispat
         session_id="s1",
         tools=lookup,
         new_id=lambda: next(ids),
+        **hooks,
     )
+    return agent, adapter
+
+
+async def talk(agent: Agent, responses: list[Any], *turns: str) -> list[httpx.Request]:
+    """Each of ``turns`` as a follow-up, run to the end; the HTTP requests made."""
     with respx.mock(assert_all_called=True) as router:
-        route = router.post(URL).mock(side_effect=[streamed(split(body)) for body in RESPONSES])
-        for text in (TURN_1, TURN_2):
+        route = router.post(URL).mock(side_effect=responses)
+        for text in turns:
             agent.followup(user_message(text, agent.new_id()))
             await agent.when_idle()
-        sent = [call.request for call in route.calls]
+        return [call.request for call in route.calls]
+
+
+async def converse(split: Callable[[bytes], list[bytes]]) -> tuple[Agent, Dispatching, list[bytes]]:
+    agent, adapter = make_agent()
+    responses = [streamed(split(body)) for body in RESPONSES]
+    sent = await talk(agent, responses, TURN_1, TURN_2)
     for request in sent:
         assert request.headers["authorization"] == f"Bearer {KEY}"
         assert request.headers["content-type"] == "application/json"
@@ -253,6 +266,83 @@ def test_the_loop_fills_in_and_marks_the_adapter_defaults() -> None:
     assert of_type(agent, "request/context") == [
         {"provider": "deepseek-official", "model": "deepseek-v4-flash", "contextWindow": 1000000}
     ]
+
+
+OK = sse('{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}', "[DONE]")
+#: "deltas to blocks": the first content opens a text block; the finish ends it, then `finish`.
+OK_CHUNKS = ["block-start", "text-delta", "block-end", "finish"]
+
+
+def chunk_types(agent: Agent) -> list[str]:
+    return [data["chunk"]["type"] for data in of_type(agent, "assistant/chunk")]
+
+
+def test_a_failed_request_ends_the_turn_with_its_failure() -> None:
+    """ROOT-MODEL: an adapter that fails "is logged as one such terminal `finish` chunk"; the
+    default `agent/request-error` decision ends the turn `{kind: "error", error: <failure>}`."""
+    agent, adapter = make_agent()
+    run(
+        talk(
+            agent, [httpx.Response(401, json={"error": {"message": "Authentication Fails"}})], "hi"
+        )
+    )
+    failure = {"message": "Authentication Fails", "code": "AUTH", "status": 401}
+    assert [data["chunk"] for data in of_type(agent, "assistant/chunk")] == [
+        {"type": "finish", "reason": {"kind": "error", "failure": failure}}
+    ]
+    assert of_type(agent, "assistant/message") == []
+    assert of_type(agent, "turn/end") == [
+        {"turn": 1, "reason": {"kind": "error", "error": failure}}
+    ]
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_a_retried_request_stays_in_its_step() -> None:
+    """LOOP-REQUEST-ERROR-TEST: a retry keeps the turn and step; the failed attempt logs its
+    `finish` chunk only, the next attempt's message cites its own chunks."""
+    asked: list[Json] = []
+
+    async def retry(question: RequestError) -> Literal["retry"] | None:
+        asked.append((question.turn, question.step, question.failure["code"]))
+        return "retry"
+
+    agent, adapter = make_agent(request_error=retry)
+    run(talk(agent, [httpx.Response(502, text="Bad Gateway"), streamed([OK])], "hi"))
+    assert asked == [(1, 1, "SERVER")]
+    assert chunk_types(agent) == ["finish", *OK_CHUNKS]
+    assert len(of_type(agent, "step/start")) == 1
+    (answer,) = of_type(agent, "assistant/message")
+    assert answer["message"]["content"] == [{"type": "text", "text": "ok"}]
+    assert of_type(agent, "turn/end") == [{"turn": 1, "reason": {"kind": "completed"}}]
+    assert len(adapter.requests) == 2
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_a_cancel_mid_stream_through_the_loop() -> None:
+    """PROMPT-CANCEL-TEST: the chunks received stay logged, no `finish`, an interrupted message
+    with the text so far, and the turn ends `aborted` with the cause."""
+    agent, adapter = make_agent()
+    never = asyncio.Event()
+    first = sse('{"choices":[{"delta":{"content":"a"}}]}')
+
+    async def go() -> None:
+        with respx.mock() as router:
+            router.post(URL).mock(return_value=httpx.Response(200, stream=Parts([first], never)))
+            agent.followup(user_message("hi", agent.new_id()))
+            while "text-delta" not in chunk_types(agent):
+                await asyncio.sleep(0)
+            agent.cancel()
+            await agent.when_idle()
+
+    run(asyncio.wait_for(go(), timeout=5))
+    assert chunk_types(agent) == ["block-start", "text-delta"]
+    (interrupted,) = of_type(agent, "assistant/message")
+    assert interrupted["interrupted"] is True
+    assert interrupted["message"]["content"] == [{"type": "text", "text": "a"}]
+    assert of_type(agent, "turn/end") == [
+        {"turn": 1, "reason": {"kind": "aborted", "reason": {"kind": "user"}}}
+    ]
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
 
 
 def test_the_defaults_are_configurable() -> None:
