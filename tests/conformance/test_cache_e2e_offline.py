@@ -4,8 +4,8 @@ The live test only runs with a real key, so its code path — the reference loop
 DeepSeek adapter, the usages read from the log — is exercised here against respx-mocked SSE
 bodies (a scripted tool call, then answers with cache-hit usage): it passes when every request
 after the first reports cache reads, and fails when one does not, when the hit and miss counts do
-not add up to ``prompt_tokens``, when turn 1 calls no tool, or when the answer lacks the tool's
-value. Its skip reasons are checked too.
+not add up to ``prompt_tokens``, when turn 1 calls no tool, when the answer lacks the tool's
+value, or when a request does not extend the previous one. Its skip reasons are checked too.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import respx
 
 from conformance import test_cache_e2e as e2e
 from conformance.transport import load_implementation
+from reference.deepseek import wire
 
 Json = Any
 BASE = "https://deepseek.test"
@@ -92,6 +93,23 @@ def test_the_e2e_fails_when_turn_1_calls_no_tool() -> None:
 def test_the_e2e_fails_when_the_answer_lacks_the_value() -> None:
     with pytest.raises(AssertionError, match="It is azure-falcon-0"):
         run_e2e(responses(value="azure-falcon-0"))
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_when_a_request_does_not_extend_the_previous_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A wrong serializer that sends the system message after the history: each body is valid
+    JSON, but request 2's messages no longer start with request 1's."""
+    right = wire.wire_messages
+
+    def system_last(request: Json) -> list[Json]:
+        (system, *history) = right(request)
+        return [*history, system]
+
+    monkeypatch.setattr(wire, "wire_messages", system_last)
+    with pytest.raises(AssertionError, match="request 2 does not extend request 1"):
+        run_e2e(responses())
 
 
 def test_skip_reasons(monkeypatch: pytest.MonkeyPatch) -> None:
