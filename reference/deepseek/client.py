@@ -1,10 +1,11 @@
 """The DeepSeek model adapter: one streaming HTTP request per `stream` call, over httpx.
 
 It is a `reference.model_adapter.ModelAdapter`, so the reference loop (`reference.loop.Agent`)
-drives it like any other adapter: it only moves bytes: the body and headers come from `wire`, the
+drives it like any other adapter. It only moves bytes: the body and headers come from `wire`, the
 chunks from `translate`, an error response's failure from `failures` (PROMPT-DEEPSEEK-WIRE). Every
 failure ends the stream as one terminal ``finish`` chunk, which the loop logs as the attempt's
-end (ROOT-MODEL). `wire` is read through its module attributes, so a wrong implementation in
+end (ROOT-MODEL: "an adapter that throws or fails is logged as one such terminal `finish`
+chunk"). `wire` is read through its module attributes, so a wrong implementation in
 ``tests/gallery`` that replaces one of its rules reaches this client as well as the
 ``deepseek-wire`` ops.
 
