@@ -8,12 +8,17 @@ CONTRACTS.md:
     hit and miss counts are reported, hit + miss = `prompt_tokens`. The system prompt must be long
     enough to span a provider cache block from the first request.
 
-The reference loop does not exist yet, so the conversation runs through
-`reference.deepseek.Conversation`, which carries the messages forward as the loop's derived
-messages would be and rebuilds each request from them; swapping it for the loop's turn is the only
-change the loop needs here. It drives the reference adapter in-process, so only the ``reference``
-implementation can run it; for the others it is "not applicable" until the protocol has an op for
-a live conversation. The run costs four or five short requests to ``deepseek-v4-flash``.
+The scenario is the upstream's (`upstream/deepseek-adapter.md` §6.1): the reference loop
+(`reference.loop.Agent`) over a fresh `SessionLog`, the registry's identity section and a persona
+of about 520 characters (the upstream's is about 536), the `lookup` tool, agent `cache-e2e` on
+``deepseek-official`` / ``deepseek-v4-flash`` with no other config (so the adapter's defaults
+apply: ``maxTokens`` 256000, ``reasoningEffort`` ``high``), and
+`reference.deepseek.DeepSeekAdapter` as the loop's model adapter. The usages are read from the
+log's `assistant/message` events, as the upstream test reads them; the raw hit and miss counts,
+which the mapped usage does not keep, from the recorded response bodies. It drives the reference
+in-process, so only the ``reference`` implementation can run it; for the others it is "not
+applicable" until the protocol has an op for a live conversation. The run costs three to five
+short requests to ``deepseek-v4-flash``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ import itertools
 import json
 import os
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 import pytest
@@ -31,19 +37,21 @@ import pytest
 from .execute import NOT_APPLICABLE
 from .transport import Implementation
 
+if TYPE_CHECKING:  # the suite imports the reference only where it drives it
+    from reference.abort import AbortSignal
+    from reference.header import CallConfig
+
 Json = Any
 
-#: The identity section then a persona long enough (~150 tokens) that the shared prefix spans
-#: the provider's 64-token cache block from the first request.
-SYSTEM: Final = (
-    "You are an AI agent powered by DeepSeek Harness.\n\n"
+#: The persona, after the registry's identity section: long enough (about 130 tokens with it)
+#: that the shared prefix spans the provider's 64-token cache block from the first request.
+PERSONA: Final = (
     "You are a careful operations assistant for a small platform team. You answer questions about "
     "deployment settings, feature flags and stored configuration values. When a question names a "
     "stored key, you never guess its value: you call the lookup tool with exactly that key and "
-    "report the value it returns, verbatim, in one short sentence. You do not add speculation, "
-    "alternatives or advice unless asked. If the tool reports an error, you say so plainly and "
-    "stop. Keep every answer under forty words, use plain text without markdown, and repeat a "
-    "value exactly as the tool returned it when the user asks for it again."
+    "report the value it returns, verbatim, in one short sentence. You add no speculation, "
+    "alternatives or advice unless asked. If the tool reports an error, say so plainly and stop. "
+    "Keep every answer under forty words, in plain text without markdown."
 )
 LOOKUP: Final = {
     "name": "lookup",
@@ -54,26 +62,96 @@ LOOKUP: Final = {
         "required": ["key"],
     },
 }
-CONFIG: Final = {
-    "provider": "deepseek-official",
-    "model": "deepseek-v4-flash",
-    "reasoningEffort": "low",
-    "maxTokens": 2000,
-}
+#: Provider and model only: the adapter fills in its defaults, as in the upstream test.
+CONFIG: Final[CallConfig] = {"provider": "deepseek-official", "model": "deepseek-v4-flash"}
+SESSION_ID: Final = "cache-e2e"
 VALUE: Final = "azure-falcon-42"
 TURN_1: Final = 'Look up the key "deploy-color" with the lookup tool and tell me the value.'
 TURN_2: Final = "Thanks. Repeat that value one more time."
 
 
-def _lookup(arguments: Json) -> str:
-    return f"value({arguments['key']}) = {VALUE}"
+@dataclass
+class Run:
+    """What one conversation left: the log, and each request's bytes and response's bytes."""
+
+    log: Json
+    sent: list[bytes]
+    received: list[bytes]
 
 
-class _Recording(httpx.AsyncBaseTransport):
-    """The real transport, keeping each request body and each response body's bytes."""
+async def converse(transport: httpx.AsyncBaseTransport) -> Run:
+    """Turn 1 (a tool round trip), then the follow-up turn, through the loop and the adapter.
 
-    def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+    ``transport`` carries the HTTP requests (`Recording` keeps their bytes). A turn that does not
+    end ``completed`` fails the run with the reason the loop logged.
+    """
+    from reference.assembly import ToolContribution
+    from reference.deepseek import DeepSeekAdapter
+    from reference.loop import Agent, ToolCall, ToolOutcome, user_message
+    from reference.registry import PromptRegistry, Scope
+    from reference.session import SessionLog
+
+    async def lookup(call: ToolCall, _signal: AbortSignal) -> ToolOutcome:
+        try:
+            key = json.loads(call.arguments)["key"]
+        except (ValueError, TypeError, KeyError) as error:
+            return ToolOutcome([{"type": "text", "text": f"bad arguments: {error}"}], True)
+        return ToolOutcome([{"type": "text", "text": f"value({key}) = {VALUE}"}])
+
+    registry = PromptRegistry()
+    registry.add_section("persona", 1, PERSONA)
+    registry.add_tool_provider(lambda _context: ToolContribution([LOOKUP]))
+    recording = Recording(transport)
+    async with httpx.AsyncClient(transport=recording) as client:
+        agent = Agent(
+            registry=registry,
+            scope=Scope("cache-e2e"),
+            log=SessionLog(),
+            adapter=DeepSeekAdapter(client=client),
+            config=CONFIG,
+            session_id=SESSION_ID,
+            tools=lookup,
+        )
+        for text in (TURN_1, TURN_2):
+            agent.followup(user_message(text, agent.new_id()))
+            await agent.when_idle()
+            (end, *_) = [e.data for e in reversed(agent.log.events) if e.type == "turn/end"]
+            assert end["reason"] == {"kind": "completed"}, f"the turn ended {end['reason']}"
+    return Run(agent.log.to_json(), recording.sent, [bytes(body) for body in recording.received])
+
+
+def check(run: Run) -> None:
+    """PROMPT-CACHE-E2E's assertions over one run (the upstream test's, `:83-102`)."""
+    messages = [event["data"] for event in run.log if event["type"] == "assistant/message"]
+    turn_1 = [data for data in messages if data["turn"] == 1]
+    assert len(turn_1) >= 2, f"turn 1 must call the tool, then answer: {len(turn_1)} request(s)"
+    assert len(messages) > len(turn_1), "the follow-up turn made no request"
+    usages = [data.get("usage") for data in messages]
+    assert len(usages) >= 3 and all(usage is not None for usage in usages), usages
+    for number, usage in enumerate(usages[1:], start=2):
+        assert usage.get("cacheReadTokens", 0) > 0, (
+            f"request {number} read nothing from the cache: {usage}"
+        )
+    for body in run.received:
+        wire = wire_usage(body)
+        if "prompt_cache_hit_tokens" in wire and "prompt_cache_miss_tokens" in wire:
+            hit, miss = wire["prompt_cache_hit_tokens"], wire["prompt_cache_miss_tokens"]
+            assert hit + miss == wire["prompt_tokens"], wire
+    # Offline and online: "each request body's serialized messages extend the previous
+    # request's byte for byte".
+    for number, (earlier, later) in enumerate(itertools.pairwise(run.sent), start=2):
+        prefix = earlier[: earlier.index(b'],"stream":true')]
+        assert later.startswith(prefix), f"request {number} does not extend request {number - 1}"
+    final = messages[-1]["message"]["content"]
+    answer = "".join(block["text"] for block in final if block["type"] == "text")
+    assert VALUE in answer, answer
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """``inner``, keeping each request body and each response body's bytes."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
         self.sent: list[bytes] = []
         self.received: list[bytearray] = []
 
@@ -106,12 +184,12 @@ class _Tee(httpx.AsyncByteStream):
         await self.stream.aclose()
 
 
-def _wire_usage(body: bytes) -> Json:
+def wire_usage(body: bytes) -> Json:
     """The last non-null ``usage`` object of a recorded SSE body, as DeepSeek sent it."""
     from reference.deepseek import SSEDecoder
 
     decoder = SSEDecoder()
-    usage = None
+    usage: Json = {}
     for payload in [*decoder.feed(body), *decoder.close()]:
         if payload != "[DONE]":
             usage = json.loads(payload).get("usage") or usage
@@ -141,45 +219,7 @@ def test_every_request_after_the_first_reads_the_cache(impl: Implementation) -> 
     if reason:
         pytest.skip(reason)
     _allow_network()
-    from reference.deepseek import Conversation, DeepSeekAdapter
-
-    recording = _Recording()
-
-    async def converse() -> Conversation:
-        async with httpx.AsyncClient(transport=recording, timeout=300) as client:
-            conversation = Conversation(
-                DeepSeekAdapter(client=client),
-                CONFIG,
-                system=SYSTEM,
-                tools=[LOOKUP],
-                implementations={"lookup": _lookup},
-                session_id="cache-e2e",
-            )
-            await conversation.turn(TURN_1)
-            turn_1_requests = len(conversation.requests)
-            await conversation.turn(TURN_2)
-            assert turn_1_requests >= 2, "turn 1 must call the tool, then answer"
-            return conversation
-
-    conversation = asyncio.run(converse())
-    usages = [response.usage for response in conversation.responses]
-    assert len(usages) >= 3 and all(usage is not None for usage in usages), usages
-    for number, usage in enumerate(usages[1:], start=2):
-        assert usage is not None and usage.get("cacheReadTokens", 0) > 0, (
-            f"request {number} read nothing from the cache: {usage}"
-        )
-    for body in recording.received:
-        wire = _wire_usage(bytes(body))
-        if "prompt_cache_hit_tokens" in wire and "prompt_cache_miss_tokens" in wire:
-            hit, miss = wire["prompt_cache_hit_tokens"], wire["prompt_cache_miss_tokens"]
-            assert hit + miss == wire["prompt_tokens"], wire
-    for earlier, later in itertools.pairwise(recording.sent):
-        prefix = earlier[: earlier.index(b'],"stream":true')]
-        assert later.startswith(prefix), "a request does not extend the previous one"
-    answer = "".join(
-        block["text"] for block in conversation.responses[-1].blocks if block["type"] == "text"
-    )
-    assert VALUE in answer, answer
+    check(asyncio.run(converse(httpx.AsyncHTTPTransport())))
 
 
 def _allow_network() -> None:

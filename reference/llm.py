@@ -1,76 +1,23 @@
-"""The LLM message model: what a loop hands a model adapter, and what streams back.
+"""What a model adapter reports besides chunks: token usage, failures, and the failure chunk.
 
-The shapes are the LLM message model of the upstream (`upstream/loop-and-session.md` §0.4), kept as
-plain JSON-shaped dicts so that a request built from the session log, a protocol message and a
-golden file are the same values: a `Message` holds `ContentBlock`s, an adapter's `stream` yields
-`StreamChunk`s and ends with exactly one ``finish`` chunk. Adapter failures travel as that final
+The request and chunk shapes are `reference.model_adapter`'s (``Request``, ``Chunk``, the one
+`ModelAdapter` protocol the loop calls). This module holds the typed facts inside them, as the
+upstream's LLM model names them (`upstream/loop-and-session.md` §0.4): a ``usage`` chunk's
+`TokenUsage`, and the `LlmFailure` a failed request carries. Adapter failures travel as the final
 chunk (``{"kind": "error" | "aborted", "failure": LlmFailure}``), as the upstream runtime
-normalizes them, so a loop consumes chunks only; the sans-IO pieces raise `LlmError` and the
-adapter turns it into the chunk.
+normalizes them and as the loop logs them (ROOT-MODEL: "an adapter that throws or fails is logged
+as one such terminal `finish` chunk"); the sans-IO pieces raise `LlmError` and the adapter turns it
+into that chunk.
 
-PROMPT-DEEPSEEK-WIRE: the adapter behind this interface is `reference.deepseek.DeepSeekAdapter`.
+PROMPT-DEEPSEEK-WIRE: the adapter that uses them is `reference.deepseek.DeepSeekAdapter`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Literal, NotRequired, Protocol, TypedDict
+from typing import NotRequired, TypedDict
 
-from .abort import AbortSignal
-
-Json = Any
-
-
-class TextBlock(TypedDict):
-    type: Literal["text", "reasoning"]
-    text: str
-
-
-class ToolCallBlock(TypedDict):
-    type: Literal["tool-call"]
-    id: str
-    name: str
-    arguments: str
-
-
-class ToolResultBlock(TypedDict):
-    type: Literal["tool-result"]
-    toolCallId: str
-    content: list[Json]
-    isError: NotRequired[bool]
-
-
-ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock
-
-
-class Message(TypedDict):
-    """``{id?, role, content, source?}``; only ``role`` and ``content`` reach the wire."""
-
-    role: Literal["system", "user", "assistant"]
-    content: list[Json]
-    id: NotRequired[str]
-    source: NotRequired[Json]
-
-
-class ToolSchemaJson(TypedDict):
-    name: str
-    description: str
-    parameters: Json
-
-
-class LlmRequest(TypedDict):
-    """A loop-built request: ``{...config, messages, system?, tools?, sessionId?}`` (ROOT-MODEL)."""
-
-    provider: str
-    model: str
-    messages: list[Message]
-    reasoningEffort: NotRequired[str]
-    temperature: NotRequired[float]
-    maxTokens: NotRequired[int]
-    stop: NotRequired[list[str]]
-    system: NotRequired[str]
-    tools: NotRequired[list[ToolSchemaJson]]
-    sessionId: NotRequired[str]
+from .jsonvalue import Json
+from .model_adapter import Chunk
 
 
 class TokenUsage(TypedDict):
@@ -90,11 +37,6 @@ class LlmFailure(TypedDict):
     requestId: NotRequired[str]
 
 
-#: One stream chunk: ``block-start``, ``text-delta``, ``reasoning-delta``, ``tool-call-delta``,
-#: ``block-end``, ``usage`` or ``finish`` (§0.4 ``StreamChunk``), as a JSON object.
-StreamChunk = dict[str, Json]
-
-
 class LlmError(Exception):
     """A failure with a stable code (``AUTH``, ``STREAM_CLOSED``, …) and its structured facts."""
 
@@ -112,21 +54,9 @@ class LlmError(Exception):
         return self.failure["code"]
 
 
-def failure_chunk(failure: LlmFailure, *, aborted: bool = False) -> StreamChunk:
+def failure_chunk(failure: LlmFailure, *, aborted: bool = False) -> Chunk:
     """The terminal chunk that carries a failure to the loop."""
     return {
         "type": "finish",
         "reason": {"kind": "aborted" if aborted else "error", "failure": failure},
     }
-
-
-class ModelAdapter(Protocol):
-    """What the loop calls once per model request.
-
-    ``stream`` yields chunks as they arrive and always ends with one ``finish`` chunk; it raises
-    only for a bug, never for a provider or transport failure.
-    """
-
-    def stream(
-        self, request: LlmRequest, signal: AbortSignal | None = None
-    ) -> AsyncIterator[StreamChunk]: ...

@@ -2,12 +2,11 @@
 
 A sans-IO core — `wire` (request body, headers, message serialization), `sse` (bytes to
 payloads), `translate` (payloads to stream chunks), `failures` (HTTP errors) — and `client`, the
-async httpx adapter that moves the bytes. `conversation` drives multi-request conversations over
-any `reference.llm.ModelAdapter` until the reference loop takes that role.
+async httpx adapter that moves the bytes, a `reference.model_adapter.ModelAdapter` that the
+reference loop drives.
 """
 
 from .client import DeepSeekAdapter
-from .conversation import Conversation, Response, collect
 from .failures import error_code, http_failure, retry_after_ms
 from .sse import SSEDecoder
 from .translate import StreamReader, StreamTranslator, map_finish, map_usage, translate_stream
@@ -27,15 +26,12 @@ __all__ = [
     "API_KEY_ENV",
     "BASE_URL_ENV",
     "DEFAULT_BASE_URL",
-    "Conversation",
     "DeepSeekAdapter",
-    "Response",
     "SSEDecoder",
     "StreamReader",
     "StreamTranslator",
     "chat_url",
     "check_api_key",
-    "collect",
     "encode_body",
     "error_code",
     "http_failure",

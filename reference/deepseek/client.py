@@ -1,10 +1,20 @@
 """The DeepSeek model adapter: one streaming HTTP request per `stream` call, over httpx.
 
-It only moves bytes: the body and headers come from `wire`, the chunks from `translate`, an error
-response's failure from `failures` (PROMPT-DEEPSEEK-WIRE). Every failure ends the stream as one
-``finish`` chunk, as `reference.llm.ModelAdapter` promises the loop. `wire` is read
-through its module attributes, so a wrong implementation in ``tests/gallery`` that replaces one of
-its rules reaches this client as well as the ``deepseek-wire`` ops.
+It is a `reference.model_adapter.ModelAdapter`, so the reference loop (`reference.loop.Agent`)
+drives it like any other adapter. It only moves bytes: the body and headers come from `wire`, the
+chunks from `translate`, an error response's failure from `failures` (PROMPT-DEEPSEEK-WIRE). Every
+failure ends the stream as one terminal ``finish`` chunk, which the loop logs as the attempt's
+end (ROOT-MODEL: "an adapter that throws or fails is logged as one such terminal `finish`
+chunk"). `wire` is read through its module attributes, so a wrong implementation in
+``tests/gallery`` that replaces one of its rules reaches this client as well as the
+``deepseek-wire`` ops.
+
+Its ``defaults`` are the upstream runtime's (`upstream/deepseek-adapter.md` §1.4, §5): "the runtime
+fills in the model's `defaultMaxTokens` and `reasoning.defaultEffort` before calling the adapter",
+``maxTokens`` 256000 and ``reasoningEffort`` ``high``; the loop fills them into a call config that
+leaves them out and marks them in the header's ``adapterDefaults`` (PROMPT-HEADER-CANONICAL). Its
+``context_window`` is the upstream's ``defaultContextWindow``, 1000000, which the loop reports in
+`request/context` (LOOP-REQUEST-BUILD).
 
 The key is read from ``DEEPSEEK_API_KEY`` on each request (the upstream resolves it per request);
 a missing or malformed key ends the stream before any network I/O. The key never leaves the
@@ -23,13 +33,19 @@ from typing import Any, Final, TypeVar
 import httpx
 
 from ..abort import AbortSignal
-from ..llm import LlmError, LlmRequest, StreamChunk, failure_chunk
+from ..llm import LlmError, failure_chunk
+from ..model_adapter import AdapterDefaultValues, Chunk, Request
 from . import wire
 from .failures import http_failure
 from .translate import StreamReader
 
 #: The upstream's stream idle timeout (300 s) bounds each read; there is no overall deadline.
 IDLE_TIMEOUT_S: Final = 300.0
+#: §5: "`maxTokens`: 256000", "`reasoningEffort` ... unset by default, which the runtime treats as
+#: `high`", "`defaultContextWindow`: 1000000".
+DEFAULT_MAX_TOKENS: Final = 256_000
+DEFAULT_REASONING_EFFORT: Final = "high"
+DEFAULT_CONTEXT_WINDOW: Final = 1_000_000
 
 T = TypeVar("T")
 
@@ -39,6 +55,9 @@ class DeepSeekAdapter:
 
     ``env`` is where the key and base URL are read (default: the process environment);
     ``client`` lets tests and callers supply an `httpx.AsyncClient` (it is not closed here).
+    ``max_tokens``, ``reasoning_effort`` and ``context_window`` are the upstream config keys
+    `maxTokens`, `reasoningEffort` and `defaultContextWindow`; an effort outside ``off``, ``low``,
+    ``high``, ``max`` is refused here, before any request.
     """
 
     def __init__(
@@ -47,10 +66,20 @@ class DeepSeekAdapter:
         env: Mapping[str, str] | None = None,
         client: httpx.AsyncClient | None = None,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        reasoning_effort: str = DEFAULT_REASONING_EFFORT,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
+        if reasoning_effort not in wire.REASONING_EFFORTS:
+            raise ValueError(
+                f"DeepSeekAdapter: reasoning_effort {reasoning_effort!r} is not one of "
+                f"{', '.join(wire.REASONING_EFFORTS)}"
+            )
         self._env = os.environ if env is None else env
         self._client = client
         self._timeout = httpx.Timeout(idle_timeout_s)
+        self.defaults = AdapterDefaultValues(maxTokens=max_tokens, reasoningEffort=reasoning_effort)
+        self.context_window: int | None = context_window
 
     @property
     def base_url(self) -> str:
@@ -60,17 +89,15 @@ class DeepSeekAdapter:
         return f"DeepSeekAdapter(base_url={self.base_url!r})"
 
     async def stream(
-        self, request: LlmRequest, signal: AbortSignal | None = None
-    ) -> AsyncIterator[StreamChunk]:
+        self, request: Request, signal: AbortSignal | None = None
+    ) -> AsyncIterator[Chunk]:
         try:
             async for chunk in self._stream(request, signal):
                 yield chunk
         except LlmError as error:
             yield failure_chunk(error.failure, aborted=error.code == "ABORTED")
 
-    async def _stream(
-        self, request: LlmRequest, signal: AbortSignal | None
-    ) -> AsyncIterator[StreamChunk]:
+    async def _stream(self, request: Request, signal: AbortSignal | None) -> AsyncIterator[Chunk]:
         key = wire.check_api_key(self._env.get(wire.API_KEY_ENV))
         headers = wire.request_headers(key)
         content = wire.encode_body(wire.request_body(request))

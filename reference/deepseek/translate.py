@@ -24,7 +24,8 @@ import math
 from collections.abc import Iterator
 from typing import Any, Final
 
-from ..llm import LlmError, StreamChunk, TokenUsage, failure_chunk
+from ..llm import LlmError, TokenUsage, failure_chunk
+from ..model_adapter import Chunk
 from .sse import SSEDecoder
 
 Json = Any
@@ -79,14 +80,14 @@ class StreamTranslator:
         self._finish: Json = None
         self._usage: TokenUsage | None = None
 
-    def payload(self, data: str) -> list[StreamChunk]:
+    def payload(self, data: str) -> list[Chunk]:
         if self.done:
             return []  # "Anything after it is ignored."
         if data == DONE:
             self.done = True
             return self._final()
         chunk = _parse(data)
-        out: list[StreamChunk] = []
+        out: list[Chunk] = []
         for entry in chunk.get("choices") or []:
             choice = _object(entry, "choices[]", data)
             if choice is None:
@@ -109,14 +110,14 @@ class StreamTranslator:
                 raise _malformed(f"usage: {error}", data) from None
         return out
 
-    def _open(self, out: list[StreamChunk], block: dict[str, Json]) -> int:
+    def _open(self, out: list[Chunk], block: dict[str, Json]) -> int:
         index = len(self._blocks)
         self._blocks.append(block)
         self._pieces.append([])
         out.append({"type": "block-start", "index": index, "blockType": block["type"]})
         return index
 
-    def _append_text(self, out: list[StreamChunk], kind: str, text: str | None) -> None:
+    def _append_text(self, out: list[Chunk], kind: str, text: str | None) -> None:
         """A non-empty string opens the block on first sight and appends; ``""``/null do not."""
         if not text:
             return
@@ -130,7 +131,7 @@ class StreamTranslator:
         self._pieces[index].append(text)
         out.append({"type": f"{kind}-delta", "index": index, "text": text})
 
-    def _append_call(self, out: list[StreamChunk], call: Json, data: str) -> None:
+    def _append_call(self, out: list[Chunk], call: Json, data: str) -> None:
         call = _object(call, "tool_calls[]", data)
         if call is None:
             raise _malformed("tool_calls[] is null", data)
@@ -150,7 +151,7 @@ class StreamTranslator:
         if name is not None:
             block["name"] = name
         self._pieces[index].append(arguments)
-        delta: StreamChunk = {"type": "tool-call-delta", "index": index, "id": block["id"]}
+        delta: Chunk = {"type": "tool-call-delta", "index": index, "id": block["id"]}
         if block["name"]:
             delta["name"] = block["name"]
         delta["argumentsDelta"] = arguments
@@ -163,8 +164,8 @@ class StreamTranslator:
         )
         return block
 
-    def _final(self) -> list[StreamChunk]:
-        out: list[StreamChunk] = [
+    def _final(self) -> list[Chunk]:
+        out: list[Chunk] = [
             {"type": "block-end", "index": index, "block": self._assembled(index)}
             for index in range(len(self._blocks))
         ]
@@ -193,25 +194,25 @@ class StreamReader:
     def done(self) -> bool:
         return self._translator.done
 
-    def feed(self, data: bytes) -> Iterator[StreamChunk]:
+    def feed(self, data: bytes) -> Iterator[Chunk]:
         return self._translate(self._decoder.feed(data))
 
-    def close(self) -> Iterator[StreamChunk]:
+    def close(self) -> Iterator[Chunk]:
         """End of the body: the last chunks, or ``STREAM_CLOSED`` if ``[DONE]`` never came."""
         yield from self._translate(self._decoder.close())
         if not self.done:
             raise LlmError("STREAM_CLOSED", "SSE stream ended without [DONE]")
 
-    def _translate(self, payloads: list[str]) -> Iterator[StreamChunk]:
+    def _translate(self, payloads: list[str]) -> Iterator[Chunk]:
         for payload in payloads:
             yield from self._translator.payload(payload)
 
 
-def translate_stream(parts: list[bytes]) -> list[StreamChunk]:
+def translate_stream(parts: list[bytes]) -> list[Chunk]:
     """The whole translation of a body received as ``parts``; a failure ends it as the loop sees
     it, with one ``finish`` chunk of kind ``error`` after the chunks already produced."""
     reader = StreamReader()
-    chunks: list[StreamChunk] = []
+    chunks: list[Chunk] = []
     try:
         for part in parts:
             chunks.extend(reader.feed(part))

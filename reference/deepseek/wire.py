@@ -22,7 +22,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..llm import LlmError, LlmRequest
+from ..llm import LlmError
+from ..model_adapter import Request
 
 Json = Any
 
@@ -75,7 +76,7 @@ def request_headers(api_key: str) -> dict[str, str]:
     }
 
 
-def request_body(request: LlmRequest) -> dict[str, Json]:
+def request_body(request: Request) -> dict[str, Json]:
     """The JSON body of one streaming chat-completions request, keys in the contractual order."""
     body: dict[str, Json] = {
         "model": _string(request, "model"),
@@ -130,7 +131,7 @@ def wire_tool(tool: Json, where: str) -> Json:
 # -- messages -----------------------------------------------------------------------------------
 
 
-def wire_messages(request: LlmRequest) -> list[Json]:
+def wire_messages(request: Request) -> list[Json]:
     """The system text first as ``{role: "system"}`` when present, then the derived history.
 
     "When present" is the upstream's ``!== undefined``: an empty system string is still sent;
@@ -243,7 +244,7 @@ def _type(block: Json) -> Json:
     return block.get("type") if isinstance(block, Mapping) else None
 
 
-def _string(request: LlmRequest, field: str) -> str:
+def _string(request: Request, field: str) -> str:
     value = request.get(field)
     if not isinstance(value, str):
         raise ValueError(f"request.{field} must be a string, got {value!r}")

@@ -1,8 +1,11 @@
 """The key-gated PROMPT-CACHE-E2E test, run offline against scripted responses.
 
-The live test only runs with a real key, so its checks are exercised here against respx: it
-passes when every request after the first reports cache reads, and fails when one does not, or
-when the hit and miss counts do not add up to ``prompt_tokens``. Its skip reasons are checked too.
+The live test only runs with a real key, so its code path — the reference loop driving the
+DeepSeek adapter, the usages read from the log — is exercised here against respx-mocked SSE
+bodies (a scripted tool call, then answers with cache-hit usage): it passes when every request
+after the first reports cache reads, and fails when one does not, when the hit and miss counts do
+not add up to ``prompt_tokens``, when turn 1 calls no tool, when the answer lacks the tool's
+value, or when a request does not extend the previous one. Its skip reasons are checked too.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import respx
 
 from conformance import test_cache_e2e as e2e
 from conformance.transport import load_implementation
+from reference.deepseek import wire
 
 Json = Any
 BASE = "https://deepseek.test"
@@ -31,7 +35,9 @@ def usage(prompt: int, hit: int) -> str:
     )
 
 
-def responses(second_hit: int = 128, second_miss_delta: int = 0) -> list[httpx.Response]:
+def responses(
+    second_hit: int = 128, second_miss_delta: int = 0, value: str = "azure-falcon-42"
+) -> list[httpx.Response]:
     call = (
         '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c0","type":"function","function":'
         '{"name":"lookup","arguments":"{\\"key\\":\\"deploy-color\\"}"}}]},'
@@ -41,7 +47,7 @@ def responses(second_hit: int = 128, second_miss_delta: int = 0) -> list[httpx.R
         f'"prompt_cache_miss_tokens":{340 - second_hit}',
         f'"prompt_cache_miss_tokens":{340 - second_hit + second_miss_delta}',
     )
-    answer = '{"choices":[{"delta":{"content":"It is azure-falcon-42."},"finish_reason":"stop"}],'
+    answer = '{"choices":[{"delta":{"content":"It is ' + value + '."},"finish_reason":"stop"}],'
     bodies = [sse(call, "[DONE]"), sse(answer + second + "}", "[DONE]")]
     bodies.append(sse(answer + usage(360, 320) + "}", "[DONE]"))
     return [httpx.Response(200, content=body) for body in bodies]
@@ -75,6 +81,35 @@ def test_the_e2e_fails_without_cache_reads() -> None:
 def test_the_e2e_fails_when_hit_and_miss_do_not_add_up() -> None:
     with pytest.raises(AssertionError, match="prompt_cache_miss_tokens"):
         run_e2e(responses(second_miss_delta=1))
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_when_turn_1_calls_no_tool() -> None:
+    with pytest.raises(AssertionError, match="turn 1 must call the tool"):
+        run_e2e(responses()[1:])
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_when_the_answer_lacks_the_value() -> None:
+    with pytest.raises(AssertionError, match="It is azure-falcon-0"):
+        run_e2e(responses(value="azure-falcon-0"))
+
+
+@pytest.mark.usefixtures("live")
+def test_the_e2e_fails_when_a_request_does_not_extend_the_previous_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A wrong serializer that sends the system message after the history: each body is valid
+    JSON, but request 2's messages no longer start with request 1's."""
+    right = wire.wire_messages
+
+    def system_last(request: Json) -> list[Json]:
+        (system, *history) = right(request)
+        return [*history, system]
+
+    monkeypatch.setattr(wire, "wire_messages", system_last)
+    with pytest.raises(AssertionError, match="request 2 does not extend request 1"):
+        run_e2e(responses())
 
 
 def test_skip_reasons(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,30 +2,38 @@
 
 No socket is opened (pytest-socket enforces it for the whole run; `test_the_run_opens_no_socket`
 shows the guard is on). A scripted conversation — a tool round trip, then a follow-up turn — runs
-through `Conversation` (the stand-in for the loop) with every response body delivered whole, byte
-by byte, and split in two at many positions; the request bodies are asserted byte for byte
-against bodies written out by hand from the contract, and each request's messages must extend the
-previous request's byte for byte. Every error path ends the stream in one failure chunk, and the
-fake key appears in no output.
+through the reference loop (`reference.loop.Agent`) with the adapter as its model adapter, every
+response body delivered whole, byte by byte, and split in two at many positions; the request
+bodies are asserted byte for byte against bodies written out by hand from the contract, each
+request's messages must extend the previous request's byte for byte, and the suite's own
+LOGGEDLOOP-REQUEST-INVARIANT check (`conformance.invariant`) passes over the log and the requests.
+Every error path ends the stream in one failure chunk, and the fake key appears in no output.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
+import json
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
 import respx
 from pytest_socket import SocketBlockedError
 
-from reference.abort import AbortController
-from reference.deepseek import Conversation, DeepSeekAdapter
-from reference.llm import StreamChunk
+from conformance.invariant import check_requests
+from reference.abort import AbortController, AbortSignal
+from reference.assembly import ToolContribution
+from reference.deepseek import DeepSeekAdapter
+from reference.loop import Agent, RequestError, ToolCall, ToolOutcome, user_message
+from reference.model_adapter import Chunk, Request
+from reference.registry import PromptRegistry, Scope
+from reference.session import SessionLog
 
 Json = Any
 BASE = "https://deepseek.test"
@@ -61,7 +69,7 @@ def run(coroutine: Any) -> Any:
     return asyncio.run(coroutine)
 
 
-async def chunks_of(adapter: DeepSeekAdapter, request: Json, **kwargs: Any) -> list[StreamChunk]:
+async def chunks_of(adapter: DeepSeekAdapter, request: Json, **kwargs: Any) -> list[Chunk]:
     return [chunk async for chunk in adapter.stream(request, **kwargs)]
 
 
@@ -121,6 +129,9 @@ RESPONSES = [
     ),
 ]
 
+#: The adapter's default effort, which the loop fills in (the config sets none): "Effort `low`,
+#: `high` or `max` gives `thinking: {type:'enabled'}` plus `reasoning_effort: <effort>`".
+_EFFORT = '"thinking":{"type":"enabled"},"reasoning_effort":"high",'
 _TOOLS = (
     '"tools":[{"type":"function","function":{"name":"lookup","description":"Look up the stored '
     'value for a key.","parameters":{"type":"object","properties":{"key":{"type":"string",'
@@ -128,7 +139,9 @@ _TOOLS = (
 )
 _FIXED = '],"stream":true,"stream_options":{"include_usage":true},'
 _M1 = (
-    '{"role":"system","content":"You are terse. Use tools when asked."},'
+    # The identity section (order -100) and the persona, joined with a blank line.
+    '{"role":"system","content":"You are an AI agent powered by DeepSeek Harness.\\n\\n'
+    'You are terse. Use tools when asked."},'
     '{"role":"user","content":"Look up the key \\"deploy-color\\" and tell me. 🙂"}'
 )
 _M2 = (
@@ -143,7 +156,7 @@ _M3 = (
 )
 #: The request bodies, byte for byte, written out from the contract's body and message rules.
 EXPECTED_BODIES = [
-    ('{"model":"deepseek-v4-flash","messages":[' + messages + _FIXED + _TOOLS).encode()
+    ('{"model":"deepseek-v4-flash","messages":[' + messages + _FIXED + _EFFORT + _TOOLS).encode()
     for messages in (_M1, _M2, _M3)
 ]
 
@@ -159,48 +172,200 @@ SPLITTERS: list[tuple[str, Callable[[bytes], list[bytes]]]] = [
 ]
 
 
-def lookup(arguments: Json) -> str:
-    return f"value({arguments['key']}) = azure-falcon-42"
+async def lookup(call: ToolCall, _signal: AbortSignal) -> ToolOutcome:
+    key = json.loads(call.arguments)["key"]
+    return ToolOutcome([{"type": "text", "text": f"value({key}) = azure-falcon-42"}])
 
 
-async def converse(split: Callable[[bytes], list[bytes]]) -> tuple[Conversation, list[bytes]]:
+class Dispatching:
+    """The adapter, reporting with each request the log length at dispatch (``dispatchSeq``),
+    as a conformance harness does for the suite's invariant check."""
+
+    def __init__(self, adapter: DeepSeekAdapter, log: SessionLog) -> None:
+        self.adapter, self.log = adapter, log
+        self.defaults, self.context_window = adapter.defaults, adapter.context_window
+        self.requests: list[Json] = []
+
+    def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[Chunk]:
+        self.requests.append({"dispatchSeq": len(self.log), "request": copy.deepcopy(request)})
+        return self.adapter.stream(request, signal)
+
+
+def make_agent(**hooks: Any) -> tuple[Agent, Dispatching]:
+    """An agent over a fresh log with the persona and `lookup`, the adapter as its model."""
+    registry = PromptRegistry()
+    registry.add_section("persona", 0, SYSTEM)
+    registry.add_tool_provider(lambda _context: ToolContribution([LOOKUP]))
+    log = SessionLog()
+    adapter = Dispatching(DeepSeekAdapter(env=ENV), log)
+    ids = (f"m{n}" for n in itertools.count())
+    agent = Agent(
+        registry=registry,
+        scope=Scope("agent"),
+        log=log,
+        adapter=adapter,
+        config=CONFIG,
+        session_id="s1",
+        tools=lookup,
+        new_id=lambda: next(ids),
+        **hooks,
+    )
+    return agent, adapter
+
+
+async def talk(agent: Agent, responses: list[Any], *turns: str) -> list[httpx.Request]:
+    """Each of ``turns`` as a follow-up, run to the end; the HTTP requests made."""
     with respx.mock(assert_all_called=True) as router:
-        route = router.post(URL).mock(side_effect=[streamed(split(body)) for body in RESPONSES])
-        conversation = Conversation(
-            DeepSeekAdapter(env=ENV),
-            CONFIG,
-            system=SYSTEM,
-            tools=[LOOKUP],
-            implementations={"lookup": lookup},
-        )
-        await conversation.turn(TURN_1)
-        await conversation.turn(TURN_2)
-        sent = [call.request for call in route.calls]
+        route = router.post(URL).mock(side_effect=responses)
+        for text in turns:
+            agent.followup(user_message(text, agent.new_id()))
+            await agent.when_idle()
+        return [call.request for call in route.calls]
+
+
+async def converse(split: Callable[[bytes], list[bytes]]) -> tuple[Agent, Dispatching, list[bytes]]:
+    agent, adapter = make_agent()
+    responses = [streamed(split(body)) for body in RESPONSES]
+    sent = await talk(agent, responses, TURN_1, TURN_2)
     for request in sent:
         assert request.headers["authorization"] == f"Bearer {KEY}"
         assert request.headers["content-type"] == "application/json"
         assert request.headers["accept"] == "text/event-stream"
-    return conversation, [request.content for request in sent]
+    return agent, adapter, [request.content for request in sent]
+
+
+def of_type(agent: Agent, type_: str) -> list[Json]:
+    return [event.data for event in agent.log.events if event.type == type_]
 
 
 @pytest.mark.parametrize(("name", "split"), SPLITTERS, ids=[name for name, _ in SPLITTERS])
 def test_a_tool_round_trip_and_a_follow_up_byte_for_byte(
     name: str, split: Callable[[bytes], list[bytes]]
 ) -> None:
-    conversation, bodies = run(converse(split))
+    agent, adapter, bodies = run(converse(split))
     assert bodies == EXPECTED_BODIES
-    assert [response.usage for response in conversation.responses] == [
+    assert [end["reason"] for end in of_type(agent, "turn/end")] == [{"kind": "completed"}] * 2
+    answers = of_type(agent, "assistant/message")
+    assert [answer["usage"] for answer in answers] == [
         {"inputTokens": 120, "outputTokens": 20, "cacheReadTokens": 0},
         {"inputTokens": 52, "outputTokens": 9, "cacheReadTokens": 128},
         {"inputTokens": 8, "outputTokens": 5, "cacheReadTokens": 192},
     ]
-    assert conversation.responses[-1].blocks == [{"type": "text", "text": "azure-falcon-42"}]
+    assert answers[-1]["message"]["content"] == [{"type": "text", "text": "azure-falcon-42"}]
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_the_loop_fills_in_and_marks_the_adapter_defaults() -> None:
+    """§5: the runtime fills `reasoningEffort` `high` (and `maxTokens` 256000) into a config that
+    leaves them out, marked in the header's `adapterDefaults`; `request/context` reports the
+    `defaultContextWindow`, 1000000."""
+    agent, _, _ = run(converse(lambda body: [body]))
+    ((header,),) = [[data["header"] for data in of_type(agent, "request/header")]]
+    assert header["config"] == {**CONFIG, "reasoningEffort": "high"}
+    assert header["adapterDefaults"] == {"reasoningEffort": True}
+    assert of_type(agent, "request/context") == [
+        {"provider": "deepseek-official", "model": "deepseek-v4-flash", "contextWindow": 1000000}
+    ]
+
+
+OK = sse('{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}', "[DONE]")
+#: "deltas to blocks": the first content opens a text block; the finish ends it, then `finish`.
+OK_CHUNKS = ["block-start", "text-delta", "block-end", "finish"]
+
+
+def chunk_types(agent: Agent) -> list[str]:
+    return [data["chunk"]["type"] for data in of_type(agent, "assistant/chunk")]
+
+
+def test_a_failed_request_ends_the_turn_with_its_failure() -> None:
+    """ROOT-MODEL: an adapter that fails "is logged as one such terminal `finish` chunk"; the
+    default `agent/request-error` decision ends the turn `{kind: "error", error: <failure>}`."""
+    agent, adapter = make_agent()
+    run(
+        talk(
+            agent, [httpx.Response(401, json={"error": {"message": "Authentication Fails"}})], "hi"
+        )
+    )
+    failure = {"message": "Authentication Fails", "code": "AUTH", "status": 401}
+    assert [data["chunk"] for data in of_type(agent, "assistant/chunk")] == [
+        {"type": "finish", "reason": {"kind": "error", "failure": failure}}
+    ]
+    assert of_type(agent, "assistant/message") == []
+    assert of_type(agent, "turn/end") == [
+        {"turn": 1, "reason": {"kind": "error", "error": failure}}
+    ]
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_a_retried_request_stays_in_its_step() -> None:
+    """LOOP-REQUEST-ERROR-TEST: a retry keeps the turn and step; the failed attempt logs its
+    `finish` chunk only, the next attempt's message cites its own chunks."""
+    asked: list[Json] = []
+
+    async def retry(question: RequestError) -> Literal["retry"] | None:
+        asked.append((question.turn, question.step, question.failure["code"]))
+        return "retry"
+
+    agent, adapter = make_agent(request_error=retry)
+    run(talk(agent, [httpx.Response(502, text="Bad Gateway"), streamed([OK])], "hi"))
+    assert asked == [(1, 1, "SERVER")]
+    assert chunk_types(agent) == ["finish", *OK_CHUNKS]
+    assert len(of_type(agent, "step/start")) == 1
+    (answer,) = of_type(agent, "assistant/message")
+    assert answer["message"]["content"] == [{"type": "text", "text": "ok"}]
+    assert of_type(agent, "turn/end") == [{"turn": 1, "reason": {"kind": "completed"}}]
+    assert len(adapter.requests) == 2
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_a_cancel_mid_stream_through_the_loop() -> None:
+    """PROMPT-CANCEL-TEST: the chunks received stay logged, no `finish`, an interrupted message
+    with the text so far, and the turn ends `aborted` with the cause."""
+    agent, adapter = make_agent()
+    never = asyncio.Event()
+    first = sse('{"choices":[{"delta":{"content":"a"}}]}')
+
+    async def go() -> None:
+        with respx.mock() as router:
+            router.post(URL).mock(return_value=httpx.Response(200, stream=Parts([first], never)))
+            agent.followup(user_message("hi", agent.new_id()))
+            while "text-delta" not in chunk_types(agent):
+                await asyncio.sleep(0)
+            agent.cancel()
+            await agent.when_idle()
+
+    run(asyncio.wait_for(go(), timeout=5))
+    assert chunk_types(agent) == ["block-start", "text-delta"]
+    (interrupted,) = of_type(agent, "assistant/message")
+    assert interrupted["interrupted"] is True
+    assert interrupted["message"]["content"] == [{"type": "text", "text": "a"}]
+    assert of_type(agent, "turn/end") == [
+        {"turn": 1, "reason": {"kind": "aborted", "reason": {"kind": "user"}}}
+    ]
+    assert check_requests(agent.log.to_json(), adapter.requests, "s1") == []
+
+
+def test_the_defaults_are_configurable() -> None:
+    adapter = DeepSeekAdapter(max_tokens=100, reasoning_effort="off", context_window=64_000)
+    assert adapter.defaults == {"maxTokens": 100, "reasoningEffort": "off"}
+    assert adapter.context_window == 64_000
+    assert DeepSeekAdapter().defaults == {"maxTokens": 256_000, "reasoningEffort": "high"}
+    with pytest.raises(ValueError, match="reasoning_effort 'medium' is not one of off, low"):
+        DeepSeekAdapter(reasoning_effort="medium")
+
+
+def test_the_invariant_check_sees_a_request_that_differs_from_the_log() -> None:
+    """The check above can fail: a request whose messages were changed after dispatch."""
+    agent, adapter, _ = run(converse(lambda body: [body]))
+    adapter.requests[1]["request"]["messages"].pop()
+    (violation,) = check_requests(agent.log.to_json(), adapter.requests, "s1")
+    assert (violation.index, violation.field) == (1, "messages")
 
 
 def test_each_request_extends_the_previous_one_byte_for_byte() -> None:
     """PROMPT-CACHE-E2E, offline: "each request body's serialized messages extend the previous
     request's byte for byte"."""
-    _, bodies = run(converse(lambda body: [body]))
+    _, _, bodies = run(converse(lambda body: [body]))
     for earlier, later in itertools.pairwise(bodies):
         prefix = earlier[: earlier.index(_FIXED.encode())]
         assert later.startswith(prefix)
@@ -218,7 +383,7 @@ REQUEST: Json = {
 def fail(response: Any, *, env: Json = ENV, request: Json = REQUEST, **kwargs: Any) -> Json:
     """Run one request against ``response`` (or side effect); return its final finish reason."""
 
-    async def go() -> list[StreamChunk]:
+    async def go() -> list[Chunk]:
         with respx.mock(assert_all_called=False) as router:
             router.post(URL).mock(side_effect=[response])
             return await chunks_of(DeepSeekAdapter(env=env), request, **kwargs)
@@ -289,7 +454,7 @@ def test_http_failures_keep_status_retry_after_and_request_id() -> None:
     ids=["no-key", "empty-key", "bad-key", "bad-effort"],
 )
 def test_failures_before_any_io_send_nothing(env: Json, request_: Json, code: str) -> None:
-    async def go() -> tuple[list[StreamChunk], int]:
+    async def go() -> tuple[list[Chunk], int]:
         with respx.mock(assert_all_called=False) as router:
             route = router.post(URL).mock(return_value=streamed([sse("[DONE]")]))
             chunks = await chunks_of(DeepSeekAdapter(env=env), request_)
@@ -326,7 +491,7 @@ def test_an_abort_before_sending_and_while_streaming() -> None:
     assert reason["kind"] == "aborted"
     assert reason["failure"]["code"] == "ABORTED"
 
-    async def go() -> list[StreamChunk]:
+    async def go() -> list[Chunk]:
         controller = AbortController()
         never = asyncio.Event()
         body = Parts([sse('{"choices":[{"delta":{"content":"a"}}]}')], before=never)
