@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import headers
+from .jsontext import show
 from .jsonvalues import strict_equal
 from .logfold import LogFold
 
@@ -173,7 +174,7 @@ def _request_problems(fold: LogFold, request: Json, session_id: Json) -> list[tu
 
 
 def _short(value: Json) -> str:
-    return json.dumps(value, ensure_ascii=False)[:300]
+    return show(value, 300)
 
 
 def _field(header: Json, field: str) -> str:

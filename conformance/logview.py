@@ -19,8 +19,9 @@ So a reported log is *viewed* before it is compared:
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
+
+from .jsontext import show
 
 Json = Any
 
@@ -170,5 +171,4 @@ def _below(seq: Json, bound: Json) -> bool:
 
 
 def _show(value: Json, limit: int = 700) -> str:
-    shown = json.dumps(value, ensure_ascii=False)
-    return shown if len(shown) <= limit else shown[:limit] + "…"
+    return show(value, limit)
