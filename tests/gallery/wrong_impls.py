@@ -9,6 +9,7 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from typing import Any, Final
 
@@ -649,6 +650,64 @@ class ToolResultsBeforeUserText(Driver):
         wire.wire_user = results_first
 
 
+class ReasoningOnlyOnTheLastAssistant(Driver):
+    """``reasoning_content`` is sent only on the latest assistant message, as the provider
+    "ignores it elsewhere": each new answer strips it from the one before, so the history the
+    next request repeats is no longer the bytes the provider cached."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def stripped(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            replies = [message for message in body["messages"] if message["role"] == "assistant"]
+            for message in replies[:-1]:
+                message.pop("reasoning_content", None)
+            return body
+
+        wire.request_body = stripped
+
+
+class ClockInSystemPrompt(Driver):
+    """The system message ends with the time the request is sent, a common way to tell the model
+    the date (the clock here ticks one second per request, so the run is deterministic)."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+        seconds = itertools.count()
+
+        def stamped(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            now = f"2026-11-30T08:00:{next(seconds) % 60:02d}Z"
+            for message in body["messages"][:1]:
+                if message["role"] == "system":
+                    message["content"] += f"\n\nCurrent time: {now}"
+            return body
+
+        wire.request_body = stamped
+
+
+class RecentlyCalledToolsFirst(Driver):
+    """Tools the history has called move to the front of ``tools``, to "help the model pick":
+    the tool list changes as soon as a tool is used."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def reordered(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            called = {
+                call["function"]["name"]
+                for message in body["messages"]
+                for call in message.get("tool_calls", ())
+            }
+            if "tools" in body:
+                body["tools"].sort(key=lambda tool: tool["function"]["name"] not in called)
+            return body
+
+        wire.request_body = reordered
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -692,4 +751,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "CacheDirectiveOnSystem": "PROMPT-DEEPSEEK-WIRE",
     "UsageCountsCacheReadsAsInput": "PROMPT-DEEPSEEK-WIRE",
     "ToolResultsBeforeUserText": "PROMPT-DEEPSEEK-WIRE",
+    "ReasoningOnlyOnTheLastAssistant": "PROMPT-CACHE-E2E",
+    "ClockInSystemPrompt": "PROMPT-CACHE-E2E",
+    "RecentlyCalledToolsFirst": "PROMPT-CACHE-E2E",
 }
