@@ -9,7 +9,8 @@ no text, so ``content: ""``), the tool answers, and the model answers; turn 2 as
 messages are the upstream's message model as the loop derives it (loop-and-session.md §0.4: ``id``
 and ``source`` beside ``role`` and ``content``, each tool result a user message of its own, keys in
 the order the upstream's constructors write them). The answers are scripted so that each request's
-history holds exactly what the previous answer streamed.
+history holds exactly what the previous answer streamed. The system prompt and both user turns hold
+non-ASCII text, so that a serializer escaping some messages and not others shows in the bytes.
 
 What is judged is `conformance.prefix_stability` on the raw bodies; the chunks observed are not
 (the stream is PROMPT-DEEPSEEK-WIRE's, judged by the ``deepseek-http`` cases).
@@ -104,7 +105,7 @@ def _tool_result(message_id: str, call_id: str, result: str) -> Json:
 
 TURN_1: Final = _user(
     "0b7c6a52-3c1e-4f0e-9a6d-1f2e3d4c5b01",
-    text('Look up the key "deploy-color" with the lookup tool and tell me the value.'),
+    text('Look up the key "deploy-color" with the lookup tool and tell me the value — verbatim.'),
 )
 CALLED: Final = _assistant(
     "0b7c6a52-3c1e-4f0e-9a6d-1f2e3d4c5b02",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import math
 from typing import Any, Final
 
@@ -708,6 +709,25 @@ class RecentlyCalledToolsFirst(Driver):
         wire.request_body = reordered
 
 
+class HistoryReplayedEscaped(Driver):
+    """Earlier messages are replayed as a store wrote them, JSON with ASCII escapes (``\\u2014``
+    for ``—``), and only the newest message is serialized fresh: the JSON values are equal, but a
+    message's bytes change once another message follows it."""
+
+    def __init__(self) -> None:
+        encode = wire.encode_body
+        placeholder = "\0messages\0"
+
+        def replayed(body):  # type: ignore[no-untyped-def]
+            *earlier, newest = body["messages"]
+            stored = [json.dumps(message, separators=(",", ":")) for message in earlier]
+            array = "[" + ",".join([*stored, encode(newest).decode()]) + "]"
+            rest = encode({**body, "messages": placeholder}).decode()
+            return rest.replace(json.dumps(placeholder), array, 1).encode()
+
+        wire.encode_body = replayed
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -754,4 +774,5 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ReasoningOnlyOnTheLastAssistant": "PROMPT-CACHE-E2E",
     "ClockInSystemPrompt": "PROMPT-CACHE-E2E",
     "RecentlyCalledToolsFirst": "PROMPT-CACHE-E2E",
+    "HistoryReplayedEscaped": "PROMPT-CACHE-E2E",
 }
