@@ -9,6 +9,8 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import itertools
+import json
 import math
 from typing import Any, Final
 
@@ -649,6 +651,83 @@ class ToolResultsBeforeUserText(Driver):
         wire.wire_user = results_first
 
 
+class ReasoningOnlyOnTheLastAssistant(Driver):
+    """``reasoning_content`` is sent only on the latest assistant message, as the provider
+    "ignores it elsewhere": each new answer strips it from the one before, so the history the
+    next request repeats is no longer the bytes the provider cached."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def stripped(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            replies = [message for message in body["messages"] if message["role"] == "assistant"]
+            for message in replies[:-1]:
+                message.pop("reasoning_content", None)
+            return body
+
+        wire.request_body = stripped
+
+
+class ClockInSystemPrompt(Driver):
+    """The system message ends with the time the request is sent, a common way to tell the model
+    the date (the clock here ticks one second per request, so the run is deterministic)."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+        seconds = itertools.count()
+
+        def stamped(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            now = f"2026-11-30T08:00:{next(seconds) % 60:02d}Z"
+            for message in body["messages"][:1]:
+                if message["role"] == "system":
+                    message["content"] += f"\n\nCurrent time: {now}"
+            return body
+
+        wire.request_body = stamped
+
+
+class RecentlyCalledToolsFirst(Driver):
+    """Tools the history has called move to the front of ``tools``, to "help the model pick":
+    the tool list changes as soon as a tool is used."""
+
+    def __init__(self) -> None:
+        build = wire.request_body
+
+        def reordered(request):  # type: ignore[no-untyped-def]
+            body = build(request)
+            called = {
+                call["function"]["name"]
+                for message in body["messages"]
+                for call in message.get("tool_calls", ())
+            }
+            if "tools" in body:
+                body["tools"].sort(key=lambda tool: tool["function"]["name"] not in called)
+            return body
+
+        wire.request_body = reordered
+
+
+class HistoryReplayedEscaped(Driver):
+    """Earlier messages are replayed as a store wrote them, JSON with ASCII escapes (``\\u2014``
+    for ``—``), and only the newest message is serialized fresh: the JSON values are equal, but a
+    message's bytes change once another message follows it."""
+
+    def __init__(self) -> None:
+        encode = wire.encode_body
+        placeholder = "\0messages\0"
+
+        def replayed(body):  # type: ignore[no-untyped-def]
+            *earlier, newest = body["messages"]
+            stored = [json.dumps(message, separators=(",", ":")) for message in earlier]
+            array = "[" + ",".join([*stored, encode(newest).decode()]) + "]"
+            rest = encode({**body, "messages": placeholder}).decode()
+            return rest.replace(json.dumps(placeholder), array, 1).encode()
+
+        wire.encode_body = replayed
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -692,4 +771,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "CacheDirectiveOnSystem": "PROMPT-DEEPSEEK-WIRE",
     "UsageCountsCacheReadsAsInput": "PROMPT-DEEPSEEK-WIRE",
     "ToolResultsBeforeUserText": "PROMPT-DEEPSEEK-WIRE",
+    "ReasoningOnlyOnTheLastAssistant": "PROMPT-CACHE-E2E",
+    "ClockInSystemPrompt": "PROMPT-CACHE-E2E",
+    "RecentlyCalledToolsFirst": "PROMPT-CACHE-E2E",
+    "HistoryReplayedEscaped": "PROMPT-CACHE-E2E",
 }
