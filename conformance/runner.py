@@ -149,13 +149,12 @@ def run_suite(args: list[str]) -> int:
         pytest.main(
             [
                 str(_PACKAGE),
-                # The package's own configuration, never that of the directory it is run from.
+                # The package's own configuration (it loads the suite's plugin), never that of
+                # the directory it is run from.
                 "-c",
                 str(_PACKAGE / "pytest.ini"),
                 "--rootdir",
                 str(_PACKAGE.parent),
-                "-p",
-                "conformance.plugin",
                 "-p",
                 "no:cacheprovider",
                 # This module is imported before pytest starts, so pytest cannot rewrite the
