@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 from reference import header, registry, render, runtime_context, tool_order
@@ -649,6 +650,23 @@ class ToolResultsBeforeUserText(Driver):
         wire.wire_user = results_first
 
 
+class ResendsBeforeTheFirstChunk(_WrongLoop):
+    """A stream that fails before its first chunk is sent again in place, as a transport retry:
+    the failed request leaves no event though its turn goes on (LOGGEDLOOP-REQUEST-INVARIANT: "A
+    request cancelled before its first chunk leaves no event", no other request may)."""
+
+    class agent_class(Agent):
+        async def _chunks(self, request: Request, signal: AbortSignal) -> AsyncGenerator[Json]:
+            first = True
+            async for chunk in super()._chunks(request, signal):
+                if first and chunk["type"] == "finish" and chunk["reason"]["kind"] == "error":
+                    async for again in super()._chunks(request, signal):
+                        yield again
+                    return
+                first = False
+                yield chunk
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -692,4 +710,5 @@ WRONG_IMPLEMENTATIONS: Final = {
     "CacheDirectiveOnSystem": "PROMPT-DEEPSEEK-WIRE",
     "UsageCountsCacheReadsAsInput": "PROMPT-DEEPSEEK-WIRE",
     "ToolResultsBeforeUserText": "PROMPT-DEEPSEEK-WIRE",
+    "ResendsBeforeTheFirstChunk": "LOGGEDLOOP-REQUEST-INVARIANT",
 }
