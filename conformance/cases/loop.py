@@ -290,6 +290,44 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Owner disposal is, in order (upstream notes, section 9): "
+            "\"machine.cancel({kind:'disposed'}); await machine.whenIdle(), which waits for the "
+            "blocked driver; scope.dispose\". While the listener blocks the turn's assembly the "
+            "agent's scope keeps what it holds: a new assembly in it is held by the same "
+            "listener. Once the gate opens the turn ends aborted, then the scope is disposed: its "
+            "section is released (one more change notification; the listener is not a "
+            "registration and notifies nothing) and an assembly in the scope sees only the "
+            "global section and no longer calls the listener."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("mine", "mine", 10, "agent-scoped", layer="a"),
+            s.section("shared", "shared", 20, "global"),
+            s.listen("hold", s.listener(id="hold", wait_gate="g"), scope="a"),
+            lp.followup("a", "hi"),
+            lp.dispose("a"),
+            s.assemble("probe", "a", expect={"pending": True}),
+            s.counts(expect=s.evaluations(changes=2, hold=2)),
+            s.open_gate("g"),
+            lp.observe(
+                "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.DISPOSED))], requests=[]
+            ),
+            s.counts(expect=s.evaluations(changes=3, hold=2)),
+            s.assemble(
+                "after",
+                "a",
+                expect=s.assembly(
+                    sections=[s.IDENTITY, s.EMPTY_PERSONA, s.entry("shared", "global")]
+                ),
+            ),
+            s.counts(expect=s.evaluations(changes=3, hold=2)),
+        ),
+    ),
+    Case(
         id="loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
         contracts=CANCEL,
         requires=LOOP,

@@ -667,6 +667,16 @@ class ResendsBeforeTheFirstChunk(_WrongLoop):
                 yield chunk
 
 
+class DisposesTheScopeAtOnce(_WrongLoop):
+    """Owner disposal releases the agent's scope at once, not after the blocked turn has ended
+    (upstream section 9: "cancel; await whenIdle; scope.dispose")."""
+
+    class agent_class(Agent):
+        def dispose(self) -> None:
+            self.registry.dispose_scope(self.scope)
+            super().dispose()
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -711,4 +721,5 @@ WRONG_IMPLEMENTATIONS: Final = {
     "UsageCountsCacheReadsAsInput": "PROMPT-DEEPSEEK-WIRE",
     "ToolResultsBeforeUserText": "PROMPT-DEEPSEEK-WIRE",
     "ResendsBeforeTheFirstChunk": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "DisposesTheScopeAtOnce": "PROMPT-CANCEL-TEST",
 }
