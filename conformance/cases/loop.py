@@ -443,6 +443,38 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/cancel-during-the-request-error-decision-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Upstream notes 8.3, row g, a cancel landing during the `agent/request-error` "
+            'decision: "no `assistant/message` for the failed stream; `step/end`, `turn/end '
+            'aborted`" with the cause, though the decision then says retry (CONTRACTS.md: the '
+            "failed attempt writes its chunks, here its one terminal `finish` chunk); the retry "
+            "is never sent."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[lp.fails("SERVER", "overloaded"), HELLO],
+                request_error=[lp.after_gate("d", "retry")],
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            s.open_gate("d"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("SERVER", "overloaded")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/unretried-failure-ends-the-turn-with-error",
         contracts=RETRY,
         requires=LOOP,
