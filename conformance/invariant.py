@@ -20,8 +20,9 @@ event, and the requests of one loop instance pair with its attempts in order. A 
 before its first chunk leaves no event". Requests are only dispatched in the live loop instance, so
 its attempts and the reported requests are walked together: each request pairs with the attempt
 starting exactly at its ``dispatchSeq``; an attempt no request pairs with is a violation, and so is
-a request with no attempt there, unless it is the last request and its turn ended ``aborted``
-(or has not ended yet) without an attempt: the one request a cancel may leave without events.
+a request with no attempt there, unless it is the last request of its turn and the turn ended
+``aborted`` (or has not ended yet) without model output after it: the one request a cancel may
+leave without events.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _pairing_problems(log: list[Json], requests: list[Json], live: int) -> list[
             found.append(_unrequested(attempts.pop(0), f"request #{index} is dispatched at {seq}"))
         if attempts and attempts[0] == seq:
             attempts.pop(0)
-        elif index < len(requests) - 1 or not _cancelled_before_a_chunk(log, seq):
+        elif not _cancelled_before_a_chunk(log, seq, _next_dispatch(requests, index)):
             after = f"the next attempt starts at seq {attempts[0]}" if attempts else "none follows"
             found.append(
                 RequestViolation(
@@ -106,7 +107,7 @@ def _pairing_problems(log: list[Json], requests: list[Json], live: int) -> list[
                     seq,
                     "attempt",
                     f"no attempt starts at its dispatchSeq ({after}); only the last request of a "
-                    "turn that ends aborted before its first chunk may leave no event",
+                    "turn that ends aborted before that request's first chunk may leave no event",
                 )
             )
     return found + [_unrequested(seq, "no request is dispatched there") for seq in attempts]
@@ -118,17 +119,25 @@ def _unrequested(seq: int, why: str) -> RequestViolation:
     )
 
 
-def _cancelled_before_a_chunk(log: list[Json], seq: int) -> bool:
-    """Whether, from ``seq`` on, the turn logs no model output and has not ended yet or ends
-    `aborted` ("A request cancelled before its first chunk leaves no event")."""
-    for event in log[seq:]:
+def _next_dispatch(requests: list[Json], index: int) -> Json:
+    """The dispatchSeq of the request after ``index`` (``None`` for the last)."""
+    following = requests[index + 1] if index + 1 < len(requests) else None
+    return following.get("dispatchSeq") if isinstance(following, dict) else None
+
+
+def _cancelled_before_a_chunk(log: list[Json], seq: int, next_seq: Json) -> bool:
+    """Whether the request dispatched at ``seq`` is the last of its turn, and from ``seq`` on the
+    turn logs no model output and has not ended yet or ends `aborted` ("A request cancelled
+    before its first chunk leaves no event"). A later turn may send requests again."""
+    for end, event in enumerate(log[seq:], start=seq):
         if _type(event) in ("assistant/chunk", "assistant/message"):
             return False
         if _type(event) == "turn/end":
             data = event.get("data")
             reason = data.get("reason") if isinstance(data, dict) else None
-            return isinstance(reason, dict) and reason.get("kind") == "aborted"
-    return True
+            aborted = isinstance(reason, dict) and reason.get("kind") == "aborted"
+            return aborted and (next_seq is None or (isinstance(next_seq, int) and next_seq > end))
+    return next_seq is None
 
 
 def first_live_seq(log: list[Json]) -> int:

@@ -145,6 +145,33 @@ def test_the_last_request_of_a_turn_cancelled_before_its_first_chunk_may_leave_n
     assert violations(log[:5], requests) == []  # the turn still waits for the stream
 
 
+def test_a_later_turn_may_send_requests_after_a_request_cancelled_before_its_first_chunk() -> None:
+    log, requests = cancelled_before_a_chunk()
+    where = {"turn": 2, "step": 1}
+    again = {**USER, "id": "u2"}
+    finish = {"type": "finish", "reason": {"kind": "stop"}}
+    log += [
+        event(7, "turn/start", {"turn": 2}),
+        event(8, "step/start", where),
+        event(9, "user/message", again, surfaceOp="append"),
+        event(10, "assistant/chunk", {**where, "chunk": finish}),
+        event(
+            11,
+            "assistant/message",
+            {**where, "message": {**ANSWER, "content": []}},
+            surfaceOp="append",
+            sourceEventSeqs=[10],
+        ),
+        event(12, "step/end", where),
+        event(13, "turn/end", {"turn": 2, "reason": {"kind": "completed"}}),
+    ]
+    second = {**copy.deepcopy(requests[0]["request"]), "messages": [USER, again]}
+    assert violations(log, [*requests, {"dispatchSeq": 10, "request": second}]) == []
+    # Dispatched before the cancelled turn ended, it would be a second request of that turn.
+    second_early = {"dispatchSeq": 5, "request": copy.deepcopy(requests[0]["request"])}
+    assert (0, 5, "attempt") in violations(log, [*requests, second_early])
+
+
 def test_a_request_with_no_attempt_in_a_turn_that_did_not_end_aborted_is_a_violation() -> None:
     log, requests = cancelled_before_a_chunk()
     log[6]["data"]["reason"] = {"kind": "completed"}
