@@ -657,6 +657,33 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-turn-after-a-request-cancelled-before-its-first-chunk-sends-again",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A request cancelled before its first chunk leaves no event, and the requests of one "
+            "loop instance pair with its attempts in order: the unstreamed request of the "
+            "aborted turn 1 pairs with nothing, and turn 2's request pairs with the attempt at "
+            "its dispatchSeq. Nothing changed, so turn 2 logs no header and no context."
+        ),
+        ops=(
+            lp.agent("a", model=[SILENT, HELLO]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.followup("a", "again"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    lp.step_end(1, 1),  # 5
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 6
+                    *_relative(_answered_turn(2, "again", 2, header=[]), 7),  # 7-16
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 10}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-mid-tool-call-logs-no-tool-call-and-no-message",
         contracts=RETRY,
         requires=LOOP,
