@@ -15,8 +15,14 @@ dispatch"):
 - a step is open, and a header written by the current loop instance precedes the request
   (ROOT-MODEL: "anchored in the log before a request is sent").
 
-And the pairing, the other way round: "A request is dispatched immediately before its attempt's
-first event", so every attempt in the log starts where some reported request was dispatched.
+And the pairing, both ways: "A request is dispatched immediately before its attempt's first
+event, and the requests of one loop instance pair with its attempts in order. A request cancelled
+before its first chunk leaves no event". Requests are only dispatched in the live loop instance, so
+its attempts and the reported requests are walked together: each request pairs with the attempt
+starting exactly at its ``dispatchSeq``; an attempt no request pairs with is a violation, and so is
+a request with no attempt there, unless it is the last request of its turn and the turn ended
+``aborted`` (or has not ended yet) without model output after it: the one request a cancel may
+leave without events.
 """
 
 from __future__ import annotations
@@ -78,15 +84,60 @@ def check_requests(
                 fold, entry.get("request"), session_id
             )
         ]
-    dispatched = {entry.get("dispatchSeq") for entry in requests if isinstance(entry, dict)}
-    found += [
-        RequestViolation(
-            -1, seq, "attempt", f"the attempt starting at seq {seq} has no reported request"
-        )
-        for seq in attempt_starts(log)
-        if seq >= live and seq not in dispatched
-    ]
-    return found
+    return found + _pairing_problems(log, requests, live)
+
+
+def _pairing_problems(log: list[Json], requests: list[Json], live: int) -> list[RequestViolation]:
+    """The requests and the live attempts, paired in order (see the module docstring)."""
+    attempts = [seq for seq in attempt_starts(log) if seq >= live]
+    found: list[RequestViolation] = []
+    for index, entry in enumerate(requests):
+        seq = entry.get("dispatchSeq") if isinstance(entry, dict) else None
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            continue  # already reported as a bad dispatchSeq
+        while attempts and attempts[0] < seq:
+            found.append(_unrequested(attempts.pop(0), f"request #{index} is dispatched at {seq}"))
+        if attempts and attempts[0] == seq:
+            attempts.pop(0)
+        elif not _cancelled_before_a_chunk(log, seq, _next_dispatch(requests, index)):
+            after = f"the next attempt starts at seq {attempts[0]}" if attempts else "none follows"
+            found.append(
+                RequestViolation(
+                    index,
+                    seq,
+                    "attempt",
+                    f"no attempt starts at its dispatchSeq ({after}); only the last request of a "
+                    "turn that ends aborted before that request's first chunk may leave no event",
+                )
+            )
+    return found + [_unrequested(seq, "no request is dispatched there") for seq in attempts]
+
+
+def _unrequested(seq: int, why: str) -> RequestViolation:
+    return RequestViolation(
+        -1, seq, "attempt", f"the attempt starting at seq {seq} has no reported request ({why})"
+    )
+
+
+def _next_dispatch(requests: list[Json], index: int) -> Json:
+    """The dispatchSeq of the request after ``index`` (``None`` for the last)."""
+    following = requests[index + 1] if index + 1 < len(requests) else None
+    return following.get("dispatchSeq") if isinstance(following, dict) else None
+
+
+def _cancelled_before_a_chunk(log: list[Json], seq: int, next_seq: Json) -> bool:
+    """Whether the request dispatched at ``seq`` is the last of its turn, and from ``seq`` on the
+    turn logs no model output and has not ended yet or ends `aborted` ("A request cancelled
+    before its first chunk leaves no event"). A later turn may send requests again."""
+    for end, event in enumerate(log[seq:], start=seq):
+        if _type(event) in ("assistant/chunk", "assistant/message"):
+            return False
+        if _type(event) == "turn/end":
+            data = event.get("data")
+            reason = data.get("reason") if isinstance(data, dict) else None
+            aborted = isinstance(reason, dict) and reason.get("kind") == "aborted"
+            return aborted and (next_seq is None or (isinstance(next_seq, int) and next_seq > end))
+    return next_seq is None
 
 
 def first_live_seq(log: list[Json]) -> int:

@@ -48,7 +48,7 @@ def agent(
     config: Json = CONFIG,
     tools: list[Json] | None = None,
     pre_step: list[str] | None = None,
-    request_error: list[str] | None = None,
+    request_error: list[Json] | None = None,
     seed: Json = _UNSET,
     adapter: Json = _UNSET,
     parent: str | object = _UNSET,
@@ -59,6 +59,11 @@ def agent(
         if value:
             fields[key] = value
     return _op("agent", _UNSET, **fields, seed=seed, adapter=adapter, parent=parent)
+
+
+def after_gate(gate: str, action: str) -> Json:
+    """An `agent/request-error` ACTION that waits for ``gate`` before deciding ``action``."""
+    return {"action": action, "waitFor": {"gate": gate}}
 
 
 def followup(name: str, text: str) -> Json:

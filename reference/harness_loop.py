@@ -151,7 +151,7 @@ class LoopOps:
         name = op["agent"]
         scenario = self.scenario
         for key, allowed in _DECISIONS.items():
-            unknown = [value for value in op.get(key, []) if value not in allowed]
+            unknown = [value for value in op.get(key, []) if _decision(key, value) not in allowed]
             if unknown:
                 raise LoopScenarioError(f"agent {name!r}: unknown {key} decision(s) {unknown}")
         if name in scenario.scopes:
@@ -176,7 +176,7 @@ class LoopOps:
             session_id=self._new_id("session"),
             tools=_scripted_tools(op.get("tools", [])),
             pre_step=_scripted_pre_step(op.get("preStep", [])),
-            request_error=_scripted_request_error(op.get("requestError", [])),
+            request_error=_scripted_request_error(op.get("requestError", []), scenario._wait),
             new_id=lambda: self._new_id("message"),
         )
 
@@ -244,12 +244,26 @@ def _scripted_pre_step(
     return decide
 
 
+def _decision(key: str, value: Json) -> Json:
+    """The name of a scripted decision: the string, or ``action`` of the object form
+    ``{"action", "waitFor"}`` (an ACTION that waits: requestError only)."""
+    if key == "requestError" and isinstance(value, dict) and set(value) == {"action", "waitFor"}:
+        return value["action"]
+    return value
+
+
 def _scripted_request_error(
-    actions: list[Json],
+    actions: list[Json], wait: Callable[[Json, AbortSignal], Awaitable[None]]
 ) -> Callable[[RequestError], Awaitable[Literal["retry"] | None]]:
+    """Each failed attempt takes the next ACTION; one with ``waitFor`` first waits for the gate
+    or the turn's abort signal, so a case can cancel while the decision is pending (upstream
+    section 8.3, row g)."""
     queue = list(actions)
 
-    async def decide(_question: RequestError) -> Literal["retry"] | None:
-        return "retry" if queue and queue.pop(0) == "retry" else None
+    async def decide(question: RequestError) -> Literal["retry"] | None:
+        action = queue.pop(0) if queue else "end"
+        if isinstance(action, dict):
+            await wait(action["waitFor"], question.signal)
+        return "retry" if _decision("requestError", action) == "retry" else None
 
     return decide

@@ -228,10 +228,15 @@ class Agent:
         """Owner disposal: cancel with `{kind: "disposed"}`; the agent takes no more messages.
 
         The turn then ends as soon as whatever blocks it settles (PROMPT-CANCEL-TEST: "once
-        assembly settles the turn ends"); `when_idle` waits for that.
+        assembly settles the turn ends"); `when_idle` waits for that. Then, and only then, the
+        agent's scope is disposed (upstream §9: "machine.cancel({kind:'disposed'}); await
+        whenIdle; scope.dispose"): every registration and listener made in it is released, so a
+        listener still blocking the turn's assembly runs to its end first.
         """
         self.cancel(DISPOSED)
         self.disposed = True
+        if not self.busy:
+            self.registry.dispose_scope(self.scope)
 
     async def when_idle(self) -> None:
         if self._driver is not None:
@@ -265,7 +270,9 @@ class Agent:
                 self._controller = AbortController()
         except Exception:
             pass  # the turn has logged how it ended (its turn/end); the driver stops
-        if self._wake and self._inbox.has_pending:
+        if self.disposed:
+            self.registry.dispose_scope(self.scope)  # `dispose`, once the turn has ended
+        elif self._wake and self._inbox.has_pending:
             self._start()
 
     # -- appending ------------------------------------------------------------------------------

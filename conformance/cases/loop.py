@@ -290,6 +290,44 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Owner disposal is, in order (upstream notes, section 9): "
+            "\"machine.cancel({kind:'disposed'}); await machine.whenIdle(), which waits for the "
+            "blocked driver; scope.dispose\". While the listener blocks the turn's assembly the "
+            "agent's scope keeps what it holds: a new assembly in it is held by the same "
+            "listener. Once the gate opens the turn ends aborted, then the scope is disposed: its "
+            "section is released (one more change notification; the listener is not a "
+            "registration and notifies nothing) and an assembly in the scope sees only the "
+            "global section and no longer calls the listener."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("mine", "mine", 10, "agent-scoped", layer="a"),
+            s.section("shared", "shared", 20, "global"),
+            s.listen("hold", s.listener(id="hold", wait_gate="g"), scope="a"),
+            lp.followup("a", "hi"),
+            lp.dispose("a"),
+            s.assemble("probe", "a", expect={"pending": True}),
+            s.counts(expect=s.evaluations(changes=2, hold=2)),
+            s.open_gate("g"),
+            lp.observe(
+                "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.DISPOSED))], requests=[]
+            ),
+            s.counts(expect=s.evaluations(changes=3, hold=2)),
+            s.assemble(
+                "after",
+                "a",
+                expect=s.assembly(
+                    sections=[s.IDENTITY, s.EMPTY_PERSONA, s.entry("shared", "global")]
+                ),
+            ),
+            s.counts(expect=s.evaluations(changes=3, hold=2)),
+        ),
+    ),
+    Case(
         id="loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
         contracts=CANCEL,
         requires=LOOP,
@@ -401,6 +439,38 @@ CASES = [
                     lp.turn_end(1),  # 14
                 ],
                 requests=[{"dispatchSeq": 5}, {"dispatchSeq": 8}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-during-the-request-error-decision-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "Upstream notes 8.3, row g, a cancel landing during the `agent/request-error` "
+            'decision: "no `assistant/message` for the failed stream; `step/end`, `turn/end '
+            'aborted`" with the cause, though the decision then says retry (CONTRACTS.md: the '
+            "failed attempt writes its chunks, here its one terminal `finish` chunk); the retry "
+            "is never sent."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[lp.fails("SERVER", "overloaded"), HELLO],
+                request_error=[lp.after_gate("d", "retry")],
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            s.open_gate("d"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("SERVER", "overloaded")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),
@@ -583,6 +653,33 @@ CASES = [
                     lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),
                 ],
                 requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-turn-after-a-request-cancelled-before-its-first-chunk-sends-again",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A request cancelled before its first chunk leaves no event, and the requests of one "
+            "loop instance pair with its attempts in order: the unstreamed request of the "
+            "aborted turn 1 pairs with nothing, and turn 2's request pairs with the attempt at "
+            "its dispatchSeq. Nothing changed, so turn 2 logs no header and no context."
+        ),
+        ops=(
+            lp.agent("a", model=[SILENT, HELLO]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.followup("a", "again"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    lp.step_end(1, 1),  # 5
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 6
+                    *_relative(_answered_turn(2, "again", 2, header=[]), 7),  # 7-16
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 10}],
             ),
         ),
     ),

@@ -115,3 +115,93 @@ def test_an_attempt_without_a_reported_request_is_a_violation() -> None:
 def test_the_session_id_must_be_the_reported_one() -> None:
     log, requests = run()
     assert [v.field for v in check_requests(log, requests, "s2")] == ["sessionId"]
+
+
+# -- the pairing of requests with attempts ----------------------------------------------------
+# CONTRACTS.md: "A request is dispatched immediately before its attempt's first event, and the
+# requests of one loop instance pair with its attempts in order. A request cancelled before its
+# first chunk leaves no event".
+
+
+def violations(log: list[Any], requests: list[Any]) -> list[tuple[int, Any, str]]:
+    return [(v.index, v.seq, v.field) for v in check_requests(log, requests, "s1")]
+
+
+def cancelled_before_a_chunk() -> tuple[list[Any], list[Any]]:
+    """The run, cancelled while its request streams nothing yet: no chunk, no message."""
+    log, requests = run()
+    where = {"turn": 1, "step": 1}
+    cancel = {"kind": "aborted", "reason": {"kind": "user"}}
+    log[5:] = [
+        event(5, "step/end", where),
+        event(6, "turn/end", {"turn": 1, "reason": cancel}),
+    ]
+    return log, requests
+
+
+def test_the_last_request_of_a_turn_cancelled_before_its_first_chunk_may_leave_no_event() -> None:
+    assert violations(*cancelled_before_a_chunk()) == []
+    log, requests = cancelled_before_a_chunk()
+    assert violations(log[:5], requests) == []  # the turn still waits for the stream
+
+
+def test_a_later_turn_may_send_requests_after_a_request_cancelled_before_its_first_chunk() -> None:
+    log, requests = cancelled_before_a_chunk()
+    where = {"turn": 2, "step": 1}
+    again = {**USER, "id": "u2"}
+    finish = {"type": "finish", "reason": {"kind": "stop"}}
+    log += [
+        event(7, "turn/start", {"turn": 2}),
+        event(8, "step/start", where),
+        event(9, "user/message", again, surfaceOp="append"),
+        event(10, "assistant/chunk", {**where, "chunk": finish}),
+        event(
+            11,
+            "assistant/message",
+            {**where, "message": {**ANSWER, "content": []}},
+            surfaceOp="append",
+            sourceEventSeqs=[10],
+        ),
+        event(12, "step/end", where),
+        event(13, "turn/end", {"turn": 2, "reason": {"kind": "completed"}}),
+    ]
+    second = {**copy.deepcopy(requests[0]["request"]), "messages": [USER, again]}
+    assert violations(log, [*requests, {"dispatchSeq": 10, "request": second}]) == []
+    # Dispatched before the cancelled turn ended, it would be a second request of that turn.
+    second_early = {"dispatchSeq": 5, "request": copy.deepcopy(requests[0]["request"])}
+    assert (0, 5, "attempt") in violations(log, [*requests, second_early])
+
+
+def test_a_request_with_no_attempt_in_a_turn_that_did_not_end_aborted_is_a_violation() -> None:
+    log, requests = cancelled_before_a_chunk()
+    log[6]["data"]["reason"] = {"kind": "completed"}
+    assert violations(log, requests) == [(0, 5, "attempt")]
+
+
+def test_a_request_dispatched_at_a_seq_where_no_attempt_starts_is_a_violation() -> None:
+    log, requests = run()
+    requests[0]["dispatchSeq"] = 4  # one event early: the request/context is not yet logged
+    assert ("attempt" in fields(log, requests)) and violations(log, requests)[-2:] == [
+        (0, 4, "attempt"),
+        (-1, 5, "attempt"),
+    ]
+
+
+def test_a_request_never_streamed_mid_turn_is_a_violation_though_the_turn_ends_aborted() -> None:
+    log, requests = run()
+    requests.insert(0, copy.deepcopy(requests[0]))  # dispatched twice, streamed once
+    assert violations(log, requests) == [(1, 5, "attempt")]  # in order: #0 pairs with seq 5
+    log[9]["data"]["reason"] = {"kind": "aborted", "reason": {"kind": "user"}}
+    assert violations(log, requests) == [(1, 5, "attempt")]  # its attempt's events follow it
+
+
+def test_an_attempt_no_request_pairs_with_is_a_violation_naming_its_seq() -> None:
+    log, requests = run()
+    retry = [
+        event(8, "assistant/chunk", {"turn": 1, "step": 1, "chunk": log[6]["data"]["chunk"]}),
+    ]
+    log[8:8] = retry  # a second attempt, no second request
+    for seq, logged in enumerate(log):
+        logged["seq"] = seq
+    log[7]["sourceEventSeqs"] = [5, 6]
+    assert (-1, 8, "attempt") in violations(log, requests)

@@ -12,6 +12,7 @@ import copy
 import itertools
 import json
 import math
+from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 from reference import header, registry, render, runtime_context, tool_order
@@ -728,6 +729,33 @@ class HistoryReplayedEscaped(Driver):
         wire.encode_body = replayed
 
 
+class ResendsBeforeTheFirstChunk(_WrongLoop):
+    """A stream that fails before its first chunk is sent again in place, as a transport retry:
+    the failed request leaves no event though its turn goes on (LOGGEDLOOP-REQUEST-INVARIANT: "A
+    request cancelled before its first chunk leaves no event", no other request may)."""
+
+    class agent_class(Agent):
+        async def _chunks(self, request: Request, signal: AbortSignal) -> AsyncGenerator[Json]:
+            first = True
+            async for chunk in super()._chunks(request, signal):
+                if first and chunk["type"] == "finish" and chunk["reason"]["kind"] == "error":
+                    async for again in super()._chunks(request, signal):
+                        yield again
+                    return
+                first = False
+                yield chunk
+
+
+class DisposesTheScopeAtOnce(_WrongLoop):
+    """Owner disposal releases the agent's scope at once, not after the blocked turn has ended
+    (upstream section 9: "cancel; await whenIdle; scope.dispose")."""
+
+    class agent_class(Agent):
+        def dispose(self) -> None:
+            self.registry.dispose_scope(self.scope)
+            super().dispose()
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -775,4 +803,6 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ClockInSystemPrompt": "PROMPT-CACHE-E2E",
     "RecentlyCalledToolsFirst": "PROMPT-CACHE-E2E",
     "HistoryReplayedEscaped": "PROMPT-CACHE-E2E",
+    "ResendsBeforeTheFirstChunk": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "DisposesTheScopeAtOnce": "PROMPT-CANCEL-TEST",
 }
