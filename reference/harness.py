@@ -212,12 +212,13 @@ class _Scenario:
             return _OK
         if name == "counts":
             return {"evaluations": dict(self.evaluations), "changes": self.changes}
-        if name in LOOP_OPS:
-            return await self.loop.apply(op)
         if name == "received":
             if op["id"] not in self.received:
                 raise ScenarioError(f"no provider or listener has id {op['id']!r}")
             return {"calls": list(self.received[op["id"]])}
+        # The other capabilities' ops live in modules of their own.
+        if name in LOOP_OPS:
+            return await self.loop.apply(op)
         if name in SESSION_OPS:
             return self.session.apply(op)
         if name in DEEPSEEK_OPS:
