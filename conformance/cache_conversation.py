@@ -48,6 +48,16 @@ SYSTEM: Final = (
     "add no speculation, alternatives or advice unless asked, and keep every answer under forty "
     "words, in plain text."
 )
+#: The upstream cache test's one tool (deepseek-adapter.md §6.1), shared by every cache test.
+LOOKUP: Final = {
+    "name": "lookup",
+    "description": "Look up the stored value for a key.",
+    "parameters": {
+        "type": "object",
+        "properties": {"key": {"type": "string", "description": "The key to look up."}},
+        "required": ["key"],
+    },
+}
 #: In code-unit order, as the loop sends them without a configured order (PROMPT-TOOL-ORDER).
 TOOLS: Final = [
     {
@@ -59,15 +69,7 @@ TOOLS: Final = [
             "required": ["prefix"],
         },
     },
-    {
-        "name": "lookup",
-        "description": "Look up the stored value for a key.",
-        "parameters": {
-            "type": "object",
-            "properties": {"key": {"type": "string", "description": "The key to look up."}},
-            "required": ["key"],
-        },
-    },
+    LOOKUP,
 ]
 ARGUMENTS: Final = '{"key": "deploy-color"}'
 REASONING: Final = "The user names a stored key, so I call lookup with it."

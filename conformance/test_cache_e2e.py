@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 import httpx
 import pytest
 
+from .cache_conversation import LOOKUP
 from .execute import NOT_APPLICABLE
 from .transport import Implementation
 
@@ -53,15 +54,6 @@ PERSONA: Final = (
     "alternatives or advice unless asked. If the tool reports an error, say so plainly and stop. "
     "Keep every answer under forty words, in plain text without markdown."
 )
-LOOKUP: Final = {
-    "name": "lookup",
-    "description": "Look up the stored value for a key.",
-    "parameters": {
-        "type": "object",
-        "properties": {"key": {"type": "string", "description": "The key to look up."}},
-        "required": ["key"],
-    },
-}
 #: Provider and model only: the adapter fills in its defaults, as in the upstream test.
 CONFIG: Final[CallConfig] = {"provider": "deepseek-official", "model": "deepseek-v4-flash"}
 SESSION_ID: Final = "cache-e2e"

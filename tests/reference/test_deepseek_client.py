@@ -26,6 +26,7 @@ import pytest
 import respx
 from pytest_socket import SocketBlockedError
 
+from conformance.cache_conversation import LOOKUP
 from conformance.invariant import check_requests
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import ToolContribution
@@ -76,15 +77,6 @@ async def chunks_of(adapter: DeepSeekAdapter, request: Json, **kwargs: Any) -> l
 # -- the scripted conversation ------------------------------------------------------------------
 
 SYSTEM = "You are terse. Use tools when asked."
-LOOKUP = {
-    "name": "lookup",
-    "description": "Look up the stored value for a key.",
-    "parameters": {
-        "type": "object",
-        "properties": {"key": {"type": "string", "description": "The key to look up."}},
-        "required": ["key"],
-    },
-}
 CONFIG = {"provider": "deepseek-official", "model": "deepseek-v4-flash", "maxTokens": 512}
 TURN_1 = 'Look up the key "deploy-color" and tell me. 🙂'
 TURN_2 = "Thanks. Repeat that value one more time."
