@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from .case import CONTRACT_IDS
 from .jsontext import dumps
@@ -31,17 +31,7 @@ Outcome = Literal[
     "deselected",
     "not reached",
 ]
-OUTCOMES: Final[tuple[Outcome, ...]] = (
-    "passed",
-    "failed",
-    "errored",
-    "expected failure",
-    "stale baseline",
-    "skipped",
-    "not applicable",
-    "deselected",
-    "not reached",
-)
+OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
 #: Outcomes of a test that was run (the rest say why it was not).
 RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:7]
 _SHORT: Final = (
