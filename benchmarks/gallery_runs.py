@@ -45,7 +45,13 @@ def measured(run: object) -> tuple[float, float]:
 
 def one_process_each(outdir: str) -> None:
     for driver, contracts in jobs():
-        command = [sys.executable, "-m", "conformance.runner", "--impl", f"wrong_impls:{driver}"]
+        command = [
+            sys.executable,
+            "-m",
+            "conformance.run.runner",
+            "--impl",
+            f"wrong_impls:{driver}",
+        ]
         command += [arg for contract in contracts for arg in ("--contract", contract)]
         command += ["--conformance-json", os.path.join(outdir, f"{driver}.json")]
         subprocess.run(command, env=ENV, capture_output=True, check=False)

@@ -2,7 +2,7 @@
 
 Runs one reference agent (`reference.loop.Agent`, scripted adapter, a runtime context and a tool
 round trip every fifth turn) for n and 4n turns, then checks every request against the log with
-the suite's own `conformance.invariant.check_requests`, and prints the time per turn and per
+the suite's own `conformance.judge.invariant.check_requests`, and prints the time per turn and per
 request. Each request carries the whole derived history, and both the loop (deriving the
 messages) and the check (re-deriving them at each dispatch point) walk it, so the time per turn
 grows linearly with the conversation: a ratio near 4 between the two runs is the expected
@@ -19,7 +19,7 @@ import itertools
 import time
 from typing import Any
 
-from conformance.invariant import check_requests
+from conformance.judge.invariant import check_requests
 from reference import PromptRegistry, Scope, SessionLog
 from reference.loop import Agent, ToolCall, ToolOutcome, user_message
 from reference.model_adapter import ScriptedAdapter, ScriptedReply

@@ -38,7 +38,7 @@ CONFIG: Final = """\
 source_paths = ["reference/"]
 also_copy = ["conformance/"]
 pytest_add_cli_args = [
-    "-p", "conformance.plugin", "-c", "conformance/pytest.ini", "--rootdir", ".",
+    "-p", "conformance.run.plugin", "-c", "conformance/pytest.ini", "--rootdir", ".",
     "--impl", "reference", "-p", "no:cacheprovider", "-q",
 ]
 pytest_add_cli_args_test_selection = ["conformance/"]

@@ -26,9 +26,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from conformance import transport
 from conformance.cases import all_cases
-from conformance.transport import InProcess, load_implementation
+from conformance.harness import transport
+from conformance.harness.transport import InProcess, load_implementation
 from reference.harness import Driver
 
 ROUNDS = 9
@@ -67,7 +67,7 @@ def threaded(call: Callable[[], object]) -> Callable[[], object]:
 def validation_cost() -> float:
     """Milliseconds to check one answer against the schema (absent before run-time validation)."""
     try:
-        from conformance.validate import check_answer
+        from conformance.harness.validate import check_answer
     except ImportError:
         return float("nan")
     answer = Driver().handle(json.loads(json.dumps(CASE_MESSAGE)))

@@ -2,7 +2,7 @@
 
 Appends n events — user and assistant messages, tool calls and results, boundaries, and a replace
 of the two oldest visible nodes every 50 events (compaction-like) — to `reference.SessionLog`,
-then folds the same log with the suite's own `conformance.logfold`, for n and 8n events, and
+then folds the same log with the suite's own `conformance.judge.logfold`, for n and 8n events, and
 prints the time per event and the ratio. Linear work gives a ratio near 8. A replace is a list
 search on the surface (as upstream's `indexOf`), so it is linear in the surface length; appends
 are constant time. This is a script that prints figures, not a test.
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conformance.logfold import fold_log
+from conformance.judge.logfold import fold_log
 from reference import SessionLog, SurfaceReplace
 
 BASE_N = 2_000

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, Final
 import httpx
 import pytest
 
-from .cache_conversation import LOOKUP
-from .execute import NOT_APPLICABLE
-from .transport import Implementation
+from .deepseek.cache_conversation import LOOKUP
+from .harness.transport import Implementation
+from .run.execute import NOT_APPLICABLE
 
 if TYPE_CHECKING:  # the suite imports the reference only where it drives it
     from reference.abort import AbortSignal

@@ -1,21 +1,21 @@
 """PROMPT-CACHE-E2E offline: each request body extends the previous one byte for byte.
 
 Capability ``deepseek-http``: the implementation sends the three requests of
-`conformance.cache_conversation` through its own HTTP adapter to the suite's loopback server, and
-the raw bodies that arrived are judged by `conformance.prefix_stability`. No key, no network
-beyond 127.0.0.1: this is the half of PROMPT-CACHE-E2E that runs everywhere.
+`conformance.deepseek.cache_conversation` through its own HTTP adapter to the suite's loopback
+server, and the raw bodies that arrived are judged by `conformance.judge.prefix_stability`. No key,
+no network beyond 127.0.0.1: this is the half of PROMPT-CACHE-E2E that runs everywhere.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .cache_conversation import CACHE, REQUIRES, RESPONSES, WHY, conversation_case
-from .cache_conversation import conversation_problems as problems_of
-from .execute import ConformanceFailure, check, require_capabilities
-from .loopback import LoopbackServer
+from .deepseek.cache_conversation import CACHE, REQUIRES, RESPONSES, WHY, conversation_case
+from .deepseek.cache_conversation import conversation_problems as problems_of
+from .deepseek.loopback import LoopbackServer
+from .harness.transport import Implementation
+from .run.execute import ConformanceFailure, check, require_capabilities
 from .test_deepseek_http import loopback_only  # noqa: F401  (the fixture, used by name)
-from .transport import Implementation
 
 
 @pytest.mark.contract(*CACHE)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from .cases.deepseek import WIRE
-from .deepseek_http import HTTP_CASES, HttpCase
-from .execute import ConformanceFailure, check, require_capabilities
-from .loopback import LoopbackServer
-from .transport import Implementation
+from .deepseek.deepseek_http import HTTP_CASES, HttpCase
+from .deepseek.loopback import LoopbackServer
+from .harness.transport import Implementation
+from .run.execute import ConformanceFailure, check, require_capabilities
 
 
 @pytest.fixture

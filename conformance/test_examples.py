@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from .case import Case
 from .cases import all_cases
-from .execute import check, check_invariant
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .run.execute import check, check_invariant
 
 
 @pytest.mark.parametrize(

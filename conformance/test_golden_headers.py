@@ -4,7 +4,7 @@ Each scenario assembles a prompt through the `registry` capability, builds the r
 from it (the rendered system text, the assembled tools, a resolved call config), and has the
 implementation canonicalize it (`header-canonical`) and fold it from a logged `request/header`
 event (`session-header`). The canonical header must be the same for every implementation, byte
-for byte: it is compared with ``golden/headers/<scenario>.json`` (`conformance.goldens`).
+for byte: it is compared with ``golden/headers/<scenario>.json`` (`conformance.run.goldens`).
 
 syrupy's JSON files sort object keys, so the parts whose order is the contract's are stored as
 JSON text: each tool schema as the exact ``JSON.stringify`` output. The config's key order is not
@@ -22,12 +22,12 @@ from typing import Any, Final
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from . import scenario as s
-from .case import Case
-from .execute import ConformanceFailure, check
-from .goldens import GoldenFiles, assert_golden
-from .jsontext import dumps
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .judge.jsontext import dumps
+from .run.execute import ConformanceFailure, check
+from .run.goldens import GoldenFiles, assert_golden
+from .scenarios import scenario as s
 
 CONTRACT: Final = "PROMPT-HEADER-CANONICAL"
 WHY: Final = (

@@ -1,7 +1,7 @@
 """Golden loop logs: syrupy JSON snapshots under ``golden/loop/`` of what named scenarios log.
 
 Each golden runs an example case (its expectations are checked first, by `check`) and snapshots
-one part of what the implementation reported, in the view of `conformance.logview` (positions,
+one part of what the implementation reported, in the view of `conformance.judge.logview` (positions,
 ``#n`` ids, no ``time``): the `request/header` events of a scenario whose section changes between
 turns, and the derived messages of a tool round trip (the last request's ``messages``). The
 snapshots hold what the hand-worked expectations of those cases say; syrupy's JSON extension sorts
@@ -18,10 +18,10 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from .cases import all_cases
-from .execute import check
-from .goldens import GoldenFiles, assert_golden
-from .logview import LoopView
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.logview import LoopView
+from .run.execute import check
+from .run.goldens import GoldenFiles, assert_golden
 
 CASES: Final = {case.id: case for case in all_cases()}
 

@@ -3,7 +3,7 @@
 Capability ``deepseek-wire``: the implementation serializes each scenario's request
 (``deepseek-request``, with a fixed fake key and the official base URL) and the method, URL,
 headers and body must be ``golden/deepseek/<scenario>.json``, byte for byte: key order is
-contractual, so the files keep it (`conformance.goldens.OrderedGoldenFiles`).
+contractual, so the files keep it (`conformance.run.goldens.OrderedGoldenFiles`).
 
 Update after an intended wire change (from a checkout): ``python -m pytest
 conformance/test_golden_wire.py --snapshot-update`` and review the diff of ``golden/``: it is the
@@ -17,10 +17,10 @@ from typing import Any, Final
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from .case import Case
-from .execute import check
-from .goldens import OrderedGoldenFiles, assert_golden
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .run.execute import check
+from .run.goldens import OrderedGoldenFiles, assert_golden
 
 Json = Any
 CONTRACT: Final = "PROMPT-DEEPSEEK-WIRE"

@@ -16,7 +16,7 @@ Python list of visible seqs and the list of events written so far:
   nothing.
 
 After the steps the implementation's surface and derived messages must equal the model's, and its
-reported log, folded by the suite's own `conformance.logfold`, must give the same surface and
+reported log, folded by the suite's own `conformance.judge.logfold`, must give the same surface and
 messages with no violation.
 """
 
@@ -30,11 +30,11 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from . import scenario as s
-from .case import Case
-from .execute import ConformanceFailure, check
-from .logfold import fold_log
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .judge.logfold import fold_log
+from .run.execute import ConformanceFailure, check
+from .scenarios import scenario as s
 
 CONTRACT: Final = "ROOT-MODEL"
 RULE: Final = (

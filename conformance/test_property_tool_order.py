@@ -21,10 +21,10 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from . import scenario as s
-from .case import Case
-from .execute import check
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .run.execute import check
+from .scenarios import scenario as s
 
 CONTRACT: Final = "PROMPT-TOOL-ORDER"
 

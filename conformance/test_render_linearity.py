@@ -16,10 +16,10 @@ from typing import Final
 
 import pytest
 
-from . import scenario as s
-from .case import Case
-from .execute import ConformanceFailure, check
-from .transport import Implementation
+from .harness.transport import Implementation
+from .judge.case import Case
+from .run.execute import ConformanceFailure, check
+from .scenarios import scenario as s
 
 CONTRACT: Final = "PROMPT-STRICT-RENDER"
 RULE: Final = (

@@ -2,6 +2,7 @@
 
 Each module holds the cases of one area as a ``CASES`` list. Expected values are worked out by hand
 from CONTRACTS.md (each case's ``why`` says from which rule), never copied from an implementation.
+Cases are data: they import `judge` (the `Case` type) and `scenarios` (the op builders) only.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..case import Case
+from ..judge.case import Case
 
 
 def all_cases() -> list[Case]:

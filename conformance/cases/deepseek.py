@@ -11,8 +11,8 @@ from __future__ import annotations
 import base64
 from typing import Final
 
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios.scenario import Json
 
 WIRE: Final = ("PROMPT-DEEPSEEK-WIRE",)
 REQUIRES: Final = ("deepseek-wire",)

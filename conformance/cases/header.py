@@ -6,9 +6,9 @@ the rule quoted in its ``why``.
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 HEADER = ("PROMPT-HEADER-CANONICAL",)
 SESSION = ("session",)

@@ -2,7 +2,7 @@
 LOOP-REQUEST-ERROR-TEST.
 
 Expected logs are worked out by hand from CONTRACTS.md and the append orders of
-`upstream/loop-and-session.md` §8-§9, in the view of `conformance.logview`: the comment before
+`upstream/loop-and-session.md` §8-§9, in the view of `conformance.judge.logview`: the comment before
 each event is its position (the seq it would have in a log of core events only), and message ids
 are ``#n`` in order of first appearance. Every case also runs the suite's own request check
 (`test_loop_invariant`).
@@ -10,10 +10,10 @@ are ``#n`` in order of first appearance. Every case also runs the suite's own re
 
 from __future__ import annotations
 
-from .. import loopscenario as lp
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import loopscenario as lp
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 LOOP = ("registry", "loop")
 STEP = ("PROMPT-STEP-BOUNDARY",)

@@ -1,17 +1,17 @@
 """What the loop writes besides turns and steps: request headers and context (LOOP-REQUEST-BUILD,
 PROMPT-HEADER-CHANGE-TEST) and runtime-context snapshots (LOOP-RUNTIME-CONTEXT).
 
-Expected logs are in the view of `conformance.logview` (positions, ``#n`` ids), worked out by hand
-from CONTRACTS.md; the comment after an event is its position.
+Expected logs are in the view of `conformance.judge.logview` (positions, ``#n`` ids), worked out by
+hand from CONTRACTS.md; the comment after an event is its position.
 """
 
 from __future__ import annotations
 
-from .. import loopscenario as lp
-from .. import scenario as s
-from ..case import Case
-from ..logview import ABSENT
-from ..scenario import Json
+from ..judge.case import Case
+from ..judge.logview import ABSENT
+from ..scenarios import loopscenario as lp
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 from .loop import ARGS, CALL, FOUR, HELLO, LOOP, _answered_turn, _relative
 
 BUILD = ("LOOP-REQUEST-BUILD",)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 PIPELINE = ("PROMPT-ASSEMBLY-PIPELINE",)
 MUTATION = ("PROMPT-ASSEMBLY-MUTATION-TEST",)

@@ -6,9 +6,9 @@ Also the load-time validation of `toolOrder` (CONTRACTS.md, "Configuration"), wh
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 REGISTRY = ("PROMPT-REGISTRY-CONTRACT",)
 TOOL_ORDER = ("PROMPT-TOOL-ORDER",)

@@ -6,9 +6,9 @@ Most cases configure the identity away, so the rendered text is exactly the case
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 RENDER = ("PROMPT-STRICT-RENDER",)
 MALFORMED = "render-malformed-reference"

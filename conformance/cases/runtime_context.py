@@ -8,10 +8,10 @@ it as a `user/message` with an id, exactly as the loop does.
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import RUNTIME_CONTEXT_CLEARED as CLEARED
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import RUNTIME_CONTEXT_CLEARED as CLEARED
+from ..scenarios.scenario import Json
 
 RUNTIME = ("LOOP-RUNTIME-CONTEXT",)
 SESSION = ("session",)

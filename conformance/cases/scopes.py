@@ -5,9 +5,9 @@ Most cases use the chain global → gp → p → c (grandparent, parent, child).
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 LAYERS = ("DESIGN-SCOPED-LAYERS",)
 SHADOW = ("PROMPT-SCOPE-SHADOW",)

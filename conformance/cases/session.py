@@ -7,9 +7,9 @@ the surface and every projection exactly as they were" is checked where it happe
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 ROOT = ("ROOT-MODEL",)
 SESSION = ("session",)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 TOOL_ORDER = ("PROMPT-TOOL-ORDER",)
 REST = s.UNLISTED_TOOLS

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import scenario as s
-from ..case import Case
-from ..scenario import Json
+from ..judge.case import Case
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
 
 VARIABLES = ("PROMPT-VARIABLE-TEST",)
 NO_IDENTITY = s.configure({"includeHarnessIdentity": False})

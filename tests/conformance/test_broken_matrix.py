@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from test_transport import assert_all_gone
 
-from conformance.catalog import cases
+from conformance.run.catalog import cases
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
 CONTRACT = "PROMPT-SCOPE-SHADOW"
@@ -65,7 +65,7 @@ def run_matrix_row(
         [
             sys.executable,
             "-m",
-            "conformance.runner",
+            "conformance.run.runner",
             "--impl",
             command,
             "--contract",

@@ -17,7 +17,7 @@ import pytest
 import respx
 
 from conformance import test_cache_e2e as e2e
-from conformance.transport import load_implementation
+from conformance.harness.transport import load_implementation
 from reference.deepseek import wire
 
 Json = Any

@@ -1,4 +1,4 @@
-"""How the suite compares observations with a case's expectations (`conformance.case`).
+"""How the suite compares observations with a case's expectations (`conformance.judge.case`).
 
 The comparison decides pass or fail for every implementation, so its rules are pinned here:
 state ops default to ``{"ok": true}``, assemblies compare only the fields a case names (each one
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance import scenario as s
-from conformance.case import Case, compare, expected_observation, mismatches
+from conformance.judge.case import Case, compare, expected_observation, mismatches
+from conformance.scenarios import scenario as s
 
 SCHEMA = {"name": "t", "description": "", "parameters": {"b": 1, "a": 2}}
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from conformance.case import Case
 from conformance.cases import all_cases
+from conformance.judge.case import Case
 
 #: What each 1.1 addition needs, found by a predicate over one JSON object of a scenario.
 NEEDS: dict[str, tuple[str, Any]] = {

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from sample_logs import CLEARED, HEADER, cleared, event, snapshot, tool_result, user, valid_log
 
-from conformance.check_log import main
-from conformance.logfold import RULES
+from conformance.judge.logfold import RULES
+from conformance.run.check_log import main
 
 Log = list[Any]
 
@@ -329,7 +329,7 @@ def test_through_the_command_line_no_traceback(tmp_path: Path) -> None:
     )
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "conformance.runner", "check-log", *args]
+        command = [sys.executable, "-m", "conformance.run.runner", "check-log", *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
     assert cli(str(good)).returncode == 0

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance.case import CONTRACT_IDS, compare
 from conformance.cases import all_cases
-from conformance.protocol import PROTOCOL_VERSION
-from conformance.runner import SUBCOMMANDS, main
+from conformance.harness.protocol import PROTOCOL_VERSION
+from conformance.judge.case import CONTRACT_IDS, compare
+from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
@@ -89,7 +89,7 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # so that the output cannot all fit
     process = subprocess.Popen(
-        [sys.executable, "-m", "conformance.runner", "--collect-only"],
+        [sys.executable, "-m", "conformance.run.runner", "--collect-only"],
         stdout=write_end,
         stderr=subprocess.PIPE,
     )
@@ -104,7 +104,7 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
 def test_help_and_version_need_no_extra() -> None:
     program = (
         "import sys; sys.modules['pytest'] = sys.modules['jsonschema'] = None; "
-        "from conformance.runner import main; sys.exit(main(['--help']))"
+        "from conformance.run.runner import main; sys.exit(main(['--help']))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False

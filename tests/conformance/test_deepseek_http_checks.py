@@ -12,11 +12,13 @@ import pytest_socket
 from jsonschema import Draft202012Validator
 
 import conformance
-from conformance.deepseek_http import HTTP_CASES, HttpCase
-from conformance.loopback import LoopbackServer, Scripted
-from conformance.protocol import run_message
+from conformance.deepseek.deepseek_http import HTTP_CASES, HttpCase
+from conformance.deepseek.loopback import LoopbackServer, Scripted
+from conformance.harness.protocol import run_message
 
-SCHEMA = json.loads((Path(conformance.__file__).parent / "protocol.schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+)
 VALIDATOR = Draft202012Validator(SCHEMA)
 CASE = next(case for case in HTTP_CASES if case.id.endswith("stream-closed"))
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 
-from conformance import scenario as s
-from conformance.case import Case, mismatches
-from conformance.execute import failure_message
-from conformance.jsontext import dumps, printable, show
-from conformance.report import Report, Result
+from conformance.judge.case import Case, mismatches
+from conformance.judge.jsontext import dumps, printable, show
+from conformance.run.execute import failure_message
+from conformance.run.report import Report, Result
+from conformance.scenarios import scenario as s
 
 LONE = "\ud800 and \udfff"
 

@@ -6,8 +6,8 @@ JavaScript's do — may reorder those, so no check depends on the order of integ
 
 from __future__ import annotations
 
-from conformance.case import compare
-from conformance.scenario import assembly, schema
+from conformance.judge.case import compare
+from conformance.scenarios.scenario import assembly, schema
 
 
 def _tools(properties: dict[str, object]) -> list[object]:

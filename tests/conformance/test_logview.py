@@ -1,11 +1,11 @@
-"""What a loop case compares of a reported log (`conformance.logview`): core events only, seqs as
-positions, message ids by identity, and a malformed observation reported, not crashed on."""
+"""What a loop case compares of a reported log (`conformance.judge.logview`): core events only, seqs
+as positions, message ids by identity, and a malformed observation reported, not crashed on."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from conformance.logview import SESSION, LoopView, compare_loop
+from conformance.judge.logview import SESSION, LoopView, compare_loop
 
 
 def event(seq: int, type_: str, data: Any, **surface: Any) -> Any:

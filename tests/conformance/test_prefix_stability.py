@@ -13,13 +13,19 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 import conformance
-from conformance.cache_conversation import HISTORIES, conversation_case, conversation_problems
-from conformance.loopback import Recorded
-from conformance.prefix_stability import BodyShapeError, prefix_problems, top_level_span
-from conformance.protocol import run_message
+from conformance.deepseek.cache_conversation import (
+    HISTORIES,
+    conversation_case,
+    conversation_problems,
+)
+from conformance.deepseek.loopback import Recorded
+from conformance.harness.protocol import run_message
+from conformance.judge.prefix_stability import BodyShapeError, prefix_problems, top_level_span
 
 Json = Any
-SCHEMA = json.loads((Path(conformance.__file__).parent / "protocol.schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+)
 SYSTEM = {"role": "system", "content": "Be brief — and exact."}
 MESSAGES = [
     SYSTEM,

@@ -16,14 +16,14 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import conformance
-from conformance.case import Case
 from conformance.cases import all_cases
-from conformance.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
+from conformance.harness.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
+from conformance.judge.case import Case
 from reference import harness
 from reference.harness import Driver
 
 PACKAGE = Path(conformance.__file__).parent
-SCHEMA = json.loads((PACKAGE / "protocol.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
 CASES = all_cases()
 

@@ -20,14 +20,14 @@ from xml.etree import ElementTree
 from jsonschema import Draft202012Validator
 
 import conformance
-from conformance.catalog import cases
-from conformance.report import Report, Result, verdict
+from conformance.run.catalog import cases
+from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
 REPORT_SCHEMA = Draft202012Validator(
-    json.loads((Path(conformance.__file__).parent / "report.schema.json").read_text())
+    json.loads((Path(conformance.__file__).parent / "run" / "report.schema.json").read_text())
 )
 CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 #: ``--contract CONTRACT -k test_example`` selects exactly the catalogue's cases of CONTRACT
@@ -78,7 +78,7 @@ def run_runner(
 ) -> tuple[int, str, dict[str, Any]]:
     report = tmp_path / "report.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.runner", *args, "--conformance-json", str(report)],
+        [sys.executable, "-m", "conformance.run.runner", *args, "--conformance-json", str(report)],
         capture_output=True,
         text=True,
         timeout=limit,
@@ -326,7 +326,7 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
         (["-p", "test_runner_xdist", "--numprocesses", "2"], "does not run under pytest-xdist"),
     ]:
         completed = subprocess.run(
-            [sys.executable, "-m", "conformance.runner", *args],
+            [sys.executable, "-m", "conformance.run.runner", *args],
             capture_output=True,
             text=True,
             timeout=60,
@@ -340,7 +340,7 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
 def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None:
     program = (
         "import sys; sys.modules['pytest'] = None; "
-        "from conformance.runner import main; sys.exit(main([]))"
+        "from conformance.run.runner import main; sys.exit(main([]))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False

@@ -18,18 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from conformance import scenario as s
-from conformance.case import Case
-from conformance.execute import ImplementationErrored, check
-from conformance.process import MAX_LINE_BYTES
-from conformance.protocol import Outcome, ProtocolError
-from conformance.transport import (
+from conformance.harness.process import MAX_LINE_BYTES
+from conformance.harness.protocol import Outcome, ProtocolError
+from conformance.harness.transport import (
     Implementation,
     InProcess,
     Subprocess,
     TransportFailure,
     load_implementation,
 )
+from conformance.judge.case import Case
+from conformance.run.execute import ImplementationErrored, check
+from conformance.scenarios import scenario as s
 from reference.harness import Driver
 
 BROKEN = str(Path(__file__).with_name("broken_harness.py"))
@@ -280,7 +280,7 @@ class TestProcessGroups:
         pids = tmp_path / "pids"
         command = f"{sys.executable} {BROKEN} hang"
         suite = subprocess.Popen(
-            [sys.executable, "-m", "conformance.runner", "--impl", command],
+            [sys.executable, "-m", "conformance.run.runner", "--impl", command],
             env={**os.environ, "BROKEN_HARNESS_PIDS": str(pids)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

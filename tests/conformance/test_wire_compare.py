@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.wire_compare import compare_failure, compare_stream, ordered_difference
+from conformance.judge.wire_compare import compare_failure, compare_stream, ordered_difference
 
 Json = Any
 TEXT = {"type": "text", "text": "ab"}

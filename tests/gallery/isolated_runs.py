@@ -41,8 +41,8 @@ settings.load_profile(GALLERY)
 # Imported here, once, for every child to inherit: the plugin, the runner and every test module
 # of the suite (found, not listed: a module added to the suite is not imported once per child).
 import conformance  # noqa: E402
-import conformance.plugin  # noqa: E402
-from conformance.runner import main as runner  # noqa: E402
+import conformance.run.plugin  # noqa: E402
+from conformance.run.runner import main as runner  # noqa: E402
 
 for _module in pkgutil.iter_modules(conformance.__path__):
     if _module.name.startswith("test_"):

@@ -6,8 +6,9 @@ through the reference loop (`reference.loop.Agent`) with the adapter as its mode
 response body delivered whole, byte by byte, and split in two at many positions; the request
 bodies are asserted byte for byte against bodies written out by hand from the contract, each
 request's messages must extend the previous request's byte for byte, and the suite's own
-LOGGEDLOOP-REQUEST-INVARIANT check (`conformance.invariant`) passes over the log and the requests.
-Every error path ends the stream in one failure chunk, and the fake key appears in no output.
+LOGGEDLOOP-REQUEST-INVARIANT check (`conformance.judge.invariant`) passes over the log and the
+requests. Every error path ends the stream in one failure chunk, and the fake key appears in no
+output.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import pytest
 import respx
 from pytest_socket import SocketBlockedError
 
-from conformance.cache_conversation import LOOKUP
-from conformance.invariant import check_requests
+from conformance.deepseek.cache_conversation import LOOKUP
+from conformance.judge.invariant import check_requests
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import ToolContribution
 from reference.deepseek import DeepSeekAdapter

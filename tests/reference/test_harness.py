@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance import scenario as s
+from conformance.scenarios import scenario as s
 from reference.harness import PROTOCOL_VERSION, Driver, serve
 
 

@@ -14,7 +14,9 @@ import conformance
 from reference.harness import Driver
 
 Json = Any
-SCHEMA = json.loads((Path(conformance.__file__).parent / "protocol.schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+)
 VALIDATOR = Draft202012Validator(SCHEMA)
 REQUEST = {
     "provider": "deepseek-official",

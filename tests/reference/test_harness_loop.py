@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from conformance import loopscenario as lp
-from conformance.case import Case
 from conformance.cases import all_cases
-from conformance.invariant import check_requests
-from conformance.logfold import fold_log
+from conformance.judge.case import Case
+from conformance.judge.invariant import check_requests
+from conformance.judge.logfold import fold_log
+from conformance.scenarios import loopscenario as lp
 from reference.harness import Driver
 
 LOOP_CASES = [case for case in all_cases() if case.agents()]

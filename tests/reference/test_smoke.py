@@ -26,7 +26,7 @@ LINES = [
     if line.strip()
 ]
 VALIDATOR = Draft202012Validator(
-    json.loads((PACKAGE / "protocol.schema.json").read_text(encoding="utf-8"))
+    json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))
 )
 
 

@@ -38,14 +38,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from . import headers
-from .jsontext import dumps
-from .jsonvalues import lossless_problem, strict_equal
-from .scenario import (
+from ..scenarios.scenario import (
     RUNTIME_CONTEXT_CLEARED,
     RUNTIME_CONTEXT_OWNER,
     RUNTIME_CONTEXT_PREAMBLE,
 )
+from . import headers
+from .jsontext import dumps
+from .jsonvalues import lossless_problem, strict_equal
 
 Json = Any
 

@@ -1,16 +1,16 @@
 """The pytest plugin: choose implementations, parametrize the cases, report by contract ID.
 
 It is never loaded behind anyone's back: no ``pytest11`` entry point. ``dsh-conformance`` loads it
-with ``-p conformance.plugin``, and so does this project's own pytest configuration. Once loaded
+with ``-p conformance.run.plugin``, and so does this project's own pytest configuration. Once loaded
 it touches only the suite's own tests (the modules inside the `conformance` package): another
 project's fixture named ``impl``, its Hypothesis profile and its tests under ``--contract`` are
 left alone.
 
-Its options are in `conformance.options` (``dsh-conformance --help`` lists them). Without
+Its options are in `conformance.run.options` (``dsh-conformance --help`` lists them). Without
 ``--impl``, the ini option ``conformance_impls`` names the implementations (default: ``reference``).
 
 Tests take the ``impl`` fixture and carry ``@pytest.mark.contract(...)``; each runs once per
-implementation. The terminal summary prints the table of `conformance.report`.
+implementation. The terminal summary prints the table of `conformance.run.report`.
 """
 
 from __future__ import annotations
@@ -25,18 +25,19 @@ from typing import Any, Final
 import pytest
 from hypothesis import HealthCheck, settings
 
-from .case import CONTRACT_IDS
+from ..harness.protocol import PROTOCOL_VERSION
+from ..harness.transport import Implementation, load_implementation
+from ..judge.case import CONTRACT_IDS
+from ..judge.jsontext import printable
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
-from .jsontext import printable
 from .options import OPTIONS
 from .progress import Watch
-from .protocol import PROTOCOL_VERSION
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
-from .transport import Implementation, load_implementation
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
-_PACKAGE: Final = Path(__file__).resolve().parent
+#: The suite's package (``conformance/``), one level above this one.
+_PACKAGE: Final = Path(__file__).resolve().parents[1]
 
 #: The suite's Hypothesis settings, applied to the suite's property tests only (never loaded as a
 #: global profile): deterministic under CI, and no deadline (a subprocess answers in its own time).

@@ -1,8 +1,8 @@
 """The suite as data: the listing of ``dsh-conformance --list`` and the files of ``export-cases``.
 
-An example case is data already (`conformance.case.Case`): exported as JSON, with the exact ``run``
-message to send and the expected observation of each op, a project in another language runs the
-cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
+An example case is data already (`conformance.judge.case.Case`): exported as JSON, with the exact
+``run`` message to send and the expected observation of each op, a project in another language runs
+the cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
 property tests generate their cases with Hypothesis while they run, and the other tests of the
 suite (goldens, HTTP, timing, the live cache check) need it around them: they stay Python-only,
 and the listing names them, by contract ID, and says so.
@@ -19,14 +19,14 @@ from typing import Any, Final
 
 import conformance
 
-from .case import CONTRACT_IDS, Case, expected_observation
-from .cases import all_cases
-from .jsontext import dumps
-from .protocol import PROTOCOL_VERSION, run_message
+from ..cases import all_cases
+from ..harness.protocol import PROTOCOL_VERSION, run_message
+from ..judge.case import CONTRACT_IDS, Case, expected_observation
+from ..judge.jsontext import dumps
 
 Json = Any
 
-#: How an exported expectation is compared (the rules of `conformance.case.compare`).
+#: How an exported expectation is compared (the rules of `conformance.judge.case.compare`).
 COMPARISON: Final = (
     "Each op's observation is compared with its 'expected' entry; null means the op's "
     "observation is not checked. An expectation is partial: only the keys it names are "

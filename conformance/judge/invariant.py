@@ -2,7 +2,7 @@
 
 CONTRACTS.md: "The conformance suite MUST check this itself, from the log the implementation
 reports, for every request of every loop case — not trust the implementation's own check." For
-each request, with the suite's own fold (`conformance.logfold`) of the log up to the request's
+each request, with the suite's own fold (`conformance.judge.logfold`) of the log up to the request's
 ``dispatchSeq`` ("a conformance harness reports with each model request the log length at
 dispatch"):
 

@@ -1,8 +1,8 @@
 """PROMPT-DEEPSEEK-WIRE over real HTTP: the ``deepseek-http`` cases (capability ``deepseek-http``).
 
 A case is a list of exchanges. For each, the implementation sends one request through its own
-HTTP adapter to the suite's loopback server (`conformance.loopback`), which answers with the
-scripted response and records what arrived. Two things are judged: the stream chunks the
+HTTP adapter to the suite's loopback server (`conformance.deepseek.loopback`), which answers with
+the scripted response and records what arrived. Two things are judged: the stream chunks the
 implementation observed (as for ``deepseek-stream``), and the recorded requests — `POST
 /chat/completions`, the three contractual headers, and the body parsed from the bytes that arrived,
 compared as a JSON value with key order. Expectations are worked out by hand from CONTRACTS.md.
@@ -14,8 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .case import Case
-from .cases.deepseek import (
+from ..cases.deepseek import (
     CALL,
     CALL_WIRE,
     FIRST,
@@ -35,8 +34,9 @@ from .cases.deepseek import (
     user,
     wire_request,
 )
+from ..judge.case import Case
+from ..judge.wire_compare import compare_request
 from .loopback import Recorded, Scripted
-from .wire_compare import compare_request
 
 Json = Any
 REQUIRES: Final = ("deepseek-http",)

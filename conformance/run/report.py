@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal, get_args
 
-from .case import CONTRACT_IDS
-from .jsontext import dumps
+from ..judge.case import CONTRACT_IDS
+from ..judge.jsontext import dumps
 
 Outcome = Literal[
     "passed",

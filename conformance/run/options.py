@@ -1,6 +1,6 @@
 """The suite's command-line options, in one table: pytest's and ``dsh-conformance --help``'s.
 
-Kept apart from `conformance.plugin` and the transports so that the CLI can show its help (and
+Kept apart from `conformance.run.plugin` and the transports so that the CLI can show its help (and
 ``smoke`` parse its timeout) with nothing but the standard library.
 """
 
@@ -10,8 +10,7 @@ import argparse
 import math
 from typing import Any, Final
 
-#: The longest one case may take unless ``--case-timeout`` says otherwise, in seconds.
-DEFAULT_TIMEOUT: Final = 10.0
+from ..harness.protocol import DEFAULT_TIMEOUT
 
 
 def seconds(text: str) -> float:
@@ -31,8 +30,8 @@ def count(text: str) -> int:
     return int(text)
 
 
-#: The suite's options, one table for pytest (`conformance.plugin`) and for ``dsh-conformance
-#: --help`` (`conformance.runner`), which lists them before pytest's own.
+#: The suite's options, one table for pytest (`conformance.run.plugin`) and for ``dsh-conformance
+#: --help`` (`conformance.run.runner`), which lists them before pytest's own.
 OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
     (
         "--impl",

@@ -19,24 +19,34 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Final
+from typing import Any, ClassVar
 
-from .deepseek import DeepSeekAdapter, failures, translate, wire
-from .llm import LlmError
+from ..deepseek import DeepSeekAdapter, failures, translate, wire
+from ..llm import LlmError
+from .scenario import Scenario, ScenarioError
 
 Json = Any
 
-DEEPSEEK_OPS: Final = frozenset(
-    {"deepseek-request", "deepseek-stream", "deepseek-http-error", "deepseek-http"}
-)
+
+class DeepSeekOps:
+    """The ``deepseek-*`` ops: stateless, each answered on its own."""
+
+    OPS: ClassVar[frozenset[str]] = frozenset(
+        {"deepseek-request", "deepseek-stream", "deepseek-http-error", "deepseek-http"}
+    )
+
+    def __init__(self, _scenario: Scenario) -> None:
+        pass
+
+    def busy(self) -> int:
+        return 0  # every op completes before it answers
+
+    async def apply(self, op: Json) -> Json:
+        return await _apply(op)
 
 
-class DeepSeekOpError(Exception):
-    """The op itself is malformed (the harness answers ``errored``)."""
-
-
-async def apply_deepseek_op(op: Json) -> Json:
-    """One ``deepseek-*`` op's observation."""
+async def _apply(op: Json) -> Json:
+    """One ``deepseek-*`` op's observation; a malformed op is a `ScenarioError` (errored)."""
     name = op.get("op")
     if name == "deepseek-http":
         return await _http(op)
@@ -46,7 +56,7 @@ async def apply_deepseek_op(op: Json) -> Json:
         return {"chunks": translate.translate_stream(_parts(op.get("chunks")))}
     if name == "deepseek-http-error":
         return _http_error(op)
-    raise DeepSeekOpError(f"unknown op {name!r}")
+    raise ScenarioError(f"unknown op {name!r}")
 
 
 def _request(op: Json) -> Json:
@@ -56,9 +66,9 @@ def _request(op: Json) -> Json:
     except LlmError as error:
         return {"error": {"kind": error.code, "message": error.failure["message"]}}
     except ValueError as error:
-        raise DeepSeekOpError(f"deepseek-request: {error}") from error
+        raise ScenarioError(f"deepseek-request: {error}") from error
     if not isinstance(op.get("baseUrl"), str):
-        raise DeepSeekOpError("deepseek-request needs a string `baseUrl`")
+        raise ScenarioError("deepseek-request needs a string `baseUrl`")
     url = wire.chat_url(op["baseUrl"])
     return {"request": {"method": "POST", "url": url, "headers": headers, "body": body}}
 
@@ -66,12 +76,12 @@ def _request(op: Json) -> Json:
 async def _http(op: Json) -> Json:
     key, base_url = op.get("apiKey"), op.get("baseUrl")
     if not isinstance(key, str) or not isinstance(base_url, str):
-        raise DeepSeekOpError("deepseek-http needs a string `apiKey` and `baseUrl`")
+        raise ScenarioError("deepseek-http needs a string `apiKey` and `baseUrl`")
     adapter = DeepSeekAdapter(env={wire.API_KEY_ENV: key, wire.BASE_URL_ENV: base_url})
     try:
         return {"chunks": [chunk async for chunk in adapter.stream(op["request"])]}
     except ValueError as error:
-        raise DeepSeekOpError(f"deepseek-http: {error}") from error
+        raise ScenarioError(f"deepseek-http: {error}") from error
 
 
 def _http_error(op: Json) -> Json:
@@ -83,7 +93,7 @@ def _http_error(op: Json) -> Json:
         and isinstance(headers, dict)
         and isinstance(now_ms, int)
     ):
-        raise DeepSeekOpError(
+        raise ScenarioError(
             "deepseek-http-error needs an integer `status`, a string `body`, an integer `nowMs` "
             "and, if given, an object of `headers`"
         )
@@ -92,8 +102,8 @@ def _http_error(op: Json) -> Json:
 
 def _parts(chunks: Json) -> list[bytes]:
     if not isinstance(chunks, list):
-        raise DeepSeekOpError("deepseek-stream needs `chunks`, a list of base64 strings")
+        raise ScenarioError("deepseek-stream needs `chunks`, a list of base64 strings")
     try:
         return [base64.b64decode(chunk, validate=True) for chunk in chunks]
     except (binascii.Error, TypeError, ValueError) as error:
-        raise DeepSeekOpError(f"deepseek-stream: a chunk is not base64: {error}") from error
+        raise ScenarioError(f"deepseek-stream: a chunk is not base64: {error}") from error

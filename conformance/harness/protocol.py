@@ -2,7 +2,7 @@
 
 Responses are checked structurally here, so that a malformed answer becomes a clear ``errored``
 outcome instead of a confusing comparison failure; both transports then check every answer against
-the full JSON Schema (``protocol.schema.json``, `conformance.validate`).
+the full JSON Schema (``protocol.schema.json``, `conformance.harness.validate`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from typing import Any, Final, Literal
 Json = Any
 
 PROTOCOL_VERSION: Final = 1
+
+#: The longest one case may take unless ``--case-timeout`` says otherwise, in seconds.
+DEFAULT_TIMEOUT: Final = 10.0
 
 #: Capabilities protocol version 1 knows (PROTOCOL.md's table). An implementation may list others;
 #: they are ignored.

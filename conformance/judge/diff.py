@@ -1,7 +1,7 @@
 """Where an observation departs from its expectation: JSON pointers and the differing part.
 
 A failure message must show what differs, not the first 160 characters of two long values. The
-expectation is partial (`conformance.case.compare` checks only the keys it names), so the walk
+expectation is partial (`conformance.judge.case.compare` checks only the keys it names), so the walk
 follows the expected keys only; strings are shown around their first differing character.
 """
 

@@ -1,7 +1,8 @@
 """``dsh-conformance check-log PATH...``: validate recorded session logs offline.
 
 A log is JSON Lines (one event per line; blank lines are skipped) or one JSON array of events.
-Every event is folded by the suite's own `conformance.logfold`, and every violation is printed as
+Every event is folded by the suite's own `conformance.judge.logfold`, and every violation is printed
+as
 
     PATH:LINE: seq N: RULE (CONTRACT-ID): what is wrong
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .logfold import RULES, LogFold
+from ..judge.logfold import RULES, LogFold
 
 Json = Any
 

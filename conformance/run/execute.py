@@ -13,14 +13,14 @@ from typing import Any, Final
 
 import pytest
 
-from .case import Case, describe_op, expected_observation, mismatches
-from .diff import describe
-from .invariant import check_requests
-from .jsontext import dumps
-from .logfold import fold_log
-from .protocol import Handshake, ProtocolError
-from .transport import Implementation
-from .validate import cut
+from ..harness.protocol import Handshake, ProtocolError
+from ..harness.transport import Implementation
+from ..harness.validate import cut
+from ..judge.case import Case, describe_op, expected_observation, mismatches
+from ..judge.diff import describe
+from ..judge.invariant import check_requests
+from ..judge.jsontext import dumps
+from ..judge.logfold import fold_log
 
 Json = Any
 
@@ -45,8 +45,9 @@ class ConformanceFailure(AssertionError):
 def check(impl: Implementation, case: Case) -> list[Json]:
     """Run ``case`` on ``impl`` and fail the current test unless every expectation holds.
 
-    For a loop case, the log of every agent is also folded by the suite (`conformance.logfold`),
-    and a rule it breaks fails the case when the rule belongs to one of the case's contracts.
+    For a loop case, the log of every agent is also folded by the suite
+    (`conformance.judge.logfold`), and a rule it breaks fails the case when the rule belongs to one
+    of the case's contracts.
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)

@@ -13,30 +13,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-from . import header as header_model
-from . import runtime_context, session
-from .assembly import PromptText
-from .errors import ContractError
+from .. import header as header_model
+from .. import runtime_context, session
+from ..assembly import PromptText
+from ..errors import ContractError
+from .scenario import Scenario, ScenarioError
 
 Json = Any
-
-#: The ops this module answers.
-SESSION_OPS: Final = frozenset(
-    {
-        "session-seed",
-        "session-append",
-        "session-log",
-        "session-surface",
-        "session-messages",
-        "session-header",
-        "header-canonical",
-        "header-equal",
-        "projection-start",
-        "project",
-    }
-)
 
 
 class Undefined:
@@ -60,12 +45,29 @@ _INJECTED: Final[dict[str, Callable[[], object]]] = {
 class SessionOps:
     """The session state of one scenario and the ops that act on it."""
 
-    def __init__(self, scenario_error: type[Exception]) -> None:
-        self._scenario_error = scenario_error
+    OPS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "session-seed",
+            "session-append",
+            "session-log",
+            "session-surface",
+            "session-messages",
+            "session-header",
+            "header-canonical",
+            "header-equal",
+            "projection-start",
+            "project",
+        }
+    )
+
+    def __init__(self, _scenario: Scenario) -> None:
         self.log = session.SessionLog()
         self.projection: runtime_context.RuntimeContextProjection | None = None
 
-    def apply(self, op: Json) -> Json:
+    def busy(self) -> int:
+        return 0  # every session op completes before it answers
+
+    async def apply(self, op: Json) -> Json:
         name = op["op"]
         if name == "session-seed":
             return self._attempt(lambda: self._seed(op["events"]))
@@ -89,7 +91,7 @@ class SessionOps:
         if name == "project":
             sections = [PromptText(entry["name"], entry["text"]) for entry in op["sections"]]
             return {"message": self._projection().project(sections)}
-        raise self._scenario_error(f"unknown session op {name!r}")
+        raise ScenarioError(f"unknown session op {name!r}")
 
     def _attempt(self, action: Callable[[], None]) -> Json:
         try:
@@ -127,12 +129,12 @@ class SessionOps:
             elif value in _INJECTED:
                 target[last] = _INJECTED[value]()
             else:
-                raise self._scenario_error(f"unknown injected value {value!r}")
+                raise ScenarioError(f"unknown injected value {value!r}")
         return event
 
     def _projection(self) -> runtime_context.RuntimeContextProjection:
         if self.projection is None:
-            raise self._scenario_error("`project` before `projection-start`")
+            raise ScenarioError("`project` before `projection-start`")
         return self.projection
 
 

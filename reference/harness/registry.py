@@ -1,17 +1,9 @@
-"""The reference model's conformance harness: it answers the messages of conformance/PROTOCOL.md.
+"""The ``registry`` capability of the reference harness (conformance/PROTOCOL.md, "Ops").
 
-`Driver.handle` takes one protocol message and returns the response; the conformance suite calls
-it in-process (``--impl reference``), and `main` serves the same messages as JSON lines on
-stdin/stdout (``--impl dsh-reference-harness``), so the subprocess path is exercised end to end.
-
-Each ``run`` executes its scenario in a fresh asyncio loop. Scripted providers and listeners are
-closures built from the scenario's data; after every op the scenario runs until quiescent (every
-assembly finished, or parked on a closed gate or an unaborted signal), which makes the
-observations deterministic. Every provider and listener with an ``id`` is counted and records what
-it was given (the ``received`` op of protocol 1.1).
-
-Wrong implementations for the suite's own tests subclass `Driver` and override one hook
-(`make_registry`, `render_prompt`, `render_context`).
+A translator, not a model: scripted providers and listeners are closures built from the scenario's
+data, and every provider and listener with an ``id`` is counted and records what it was given (the
+``received`` op of protocol 1.1). Assemblies run as tasks of the scenario's loop, so a case can
+hold one pending on a gate or an abort signal and act on the registry meanwhile.
 """
 
 from __future__ import annotations
@@ -19,98 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import sys
-import traceback
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-from . import __version__
-from .abort import AbortController, AbortSignal
-from .assembly import Assembly, PromptText, ToolContribution, ToolSchema
-from .config import PromptConfig
-from .errors import ContractError
-from .harness_deepseek import DEEPSEEK_OPS, DeepSeekOpError, apply_deepseek_op
-from .harness_loop import LOOP_OPS, LoopOps
-from .harness_session import SESSION_OPS, SessionOps
-from .loop import Agent
-from .registry import AssembleContext, Next, PromptRegistry, Registration, Scope
-from .render import join_context_sections, render_context_sections, render_prompt
+from ..abort import AbortController
+from ..assembly import Assembly, PromptText, ToolContribution, ToolSchema
+from ..config import PromptConfig
+from ..errors import ContractError
+from ..registry import AssembleContext, Next, Registration, Scope
+from .scenario import Json, Scenario, ScenarioError, ScriptedFailure
 
-PROTOCOL_VERSION: Final = 1
-#: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
-#: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
-#: ``session``: the session log, the request header and the runtime-context projection;
-#: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
-#: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
-CAPABILITIES: Final = (
-    "registry",
-    "registry-1.1",
-    "async-providers",
-    "session",
-    "loop",
-    "deepseek-wire",
-    "deepseek-http",
-)
-_SETTLE_ROUNDS: Final = 10_000
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-Json = Any
-
-
-class ScenarioError(Exception):
-    """The scenario cannot be executed (unknown op, unknown name): answered as ``errored``."""
-
-
-class ScriptedFailure(Exception):
-    """What a ``fails`` provider, or a ``change-observer`` op's observer, throws."""
-
-
-class Driver:
-    """Answers protocol messages with the reference model."""
-
-    name = "dsh-reference"
-    language = "python"
-    capabilities: tuple[str, ...] = CAPABILITIES
-
-    def handle(self, message: Json) -> Json:
-        kind = message.get("type") if isinstance(message, dict) else None
-        if kind == "start":
-            return {
-                "type": "started",
-                "protocol": PROTOCOL_VERSION,
-                "implementation": {
-                    "name": self.name,
-                    "version": _version(),
-                    "language": self.language,
-                },
-                "capabilities": list(self.capabilities),
-            }
-        if kind == "run":
-            case = message.get("case")
-            try:
-                observations = asyncio.run(_Scenario(self).run(message["scenario"]["ops"]))
-            except Exception as error:
-                return {"type": "errored", "case": case, "context": _describe(error)}
-            return {"type": "observed", "case": case, "observations": observations}
-        if kind == "stop":
-            return None
-        return {"type": "errored", "case": None, "context": f"unknown message type {kind!r}"}
-
-    # -- hooks a wrong implementation may override ------------------------------------------
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        return PromptRegistry(config)
-
-    def render_prompt(self, assembly: Assembly) -> str:
-        return render_prompt(assembly)
-
-    def render_context(self, assembly: Assembly) -> tuple[list[PromptText], str]:
-        sections = render_context_sections(assembly)
-        return sections, join_context_sections(sections)
-
-    def make_agent(self, **options: Any) -> Agent:
-        """The loop's agent (`harness_loop`); a wrong loop overrides this."""
-        return Agent(**options)
 
 
 class _Run:
@@ -121,57 +32,45 @@ class _Run:
         self.controller = controller
 
 
-class _Gate:
-    """A named gate. Opening it wakes its waiters synchronously, so that `settle` sees them busy."""
+class RegistryOps:
+    """The ``registry`` capability: registrations, assemblies and what providers were given."""
 
-    def __init__(self) -> None:
-        self.opened = False
-        self.waiting: list[Callable[[], None]] = []
+    OPS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "configure",
+            "register",
+            "release",
+            "change-observer",
+            "dispose",
+            "scope",
+            "listen",
+            "assemble",
+            "await",
+            "open",
+            "abort",
+            "render",
+            "render-context",
+            "mutate",
+            "counts",
+            "received",
+        }
+    )
 
-    def open(self) -> None:
-        self.opened = True
-        waiting, self.waiting = self.waiting, []
-        for wake in waiting:
-            wake()
-
-
-class _Scenario:
-    def __init__(self, driver: Driver) -> None:
-        self.driver = driver
-        self.registry = self._fresh_registry(PromptConfig())
-        self.scopes: dict[str, Scope] = {}
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
         self.handles: dict[str, Registration] = {}
         self.runs: dict[str, _Run] = {}
-        self.gates: dict[str, _Gate] = {}
-        self.parked: list[asyncio.Future[None]] = []
         self.evaluations: dict[str, int] = {}
         self.received: dict[str, list[Json]] = {}
-        self.changes = 0
-        self.loop = LoopOps(self)
-        self.session = SessionOps(ScenarioError)
 
-    def _fresh_registry(self, config: PromptConfig) -> PromptRegistry:
-        registry = self.driver.make_registry(config)
-        registry.subscribe(self._count_change)
-        return registry
-
-    def _count_change(self, _change: object) -> None:
-        self.changes += 1
-
-    async def run(self, ops: list[Json]) -> list[Json]:
-        observations = []
-        for index, op in enumerate(ops):
-            if op.get("op") == "configure" and index != 0:
-                raise ScenarioError(f"op #{index}: configure is allowed only as the first op")
-            observations.append(await self.apply(op))
-            await self.settle()
-        return observations
+    def busy(self) -> int:
+        return sum(not run.task.done() for run in self.runs.values())
 
     async def apply(self, op: Json) -> Json:
         name = op.get("op")
         if name == "configure":
             try:
-                self.registry = self._fresh_registry(PromptConfig.load(op["config"]))
+                self.scenario.registry = self.scenario.new_registry(PromptConfig.load(op["config"]))
             except ContractError as error:
                 return _error(error)
             return _OK
@@ -182,13 +81,13 @@ class _Scenario:
                 return _error(error)
             return _OK
         if name == "change-observer":
-            self.registry.subscribe(_fails_once(op["fails"]))
+            self.scenario.registry.subscribe(_fails_once(op["fails"]))
             return _OK
         if name == "dispose":
-            scope = self._scope_named(op["scope"])
+            scope = self.scenario.scope_named(op["scope"])
             if scope is None:
                 raise ScenarioError("dispose needs a scope name (the global layer is not a scope)")
-            self.registry.dispose_scope(scope)
+            self.scenario.registry.dispose_scope(scope)
             return _OK
         if name == "scope":
             return self._scope(op)
@@ -200,7 +99,7 @@ class _Scenario:
         if name == "await":
             return self._result(self._run(op))
         if name == "open":
-            self._gate(op["gate"]).open()
+            self.scenario.gate(op["gate"]).open()
             return _OK
         if name == "abort":
             self._run(op).controller.abort(op.get("reason", _USER_ABORT))
@@ -211,32 +110,12 @@ class _Scenario:
             _mutate(self._assembly(op), op)
             return _OK
         if name == "counts":
-            return {"evaluations": dict(self.evaluations), "changes": self.changes}
+            return {"evaluations": dict(self.evaluations), "changes": self.scenario.changes}
         if name == "received":
             if op["id"] not in self.received:
                 raise ScenarioError(f"no provider or listener has id {op['id']!r}")
             return {"calls": list(self.received[op["id"]])}
-        # The other capabilities' ops live in modules of their own.
-        if name in LOOP_OPS:
-            return await self.loop.apply(op)
-        if name in SESSION_OPS:
-            return self.session.apply(op)
-        if name in DEEPSEEK_OPS:
-            try:
-                return await apply_deepseek_op(op)
-            except DeepSeekOpError as error:
-                raise ScenarioError(str(error)) from error
-        raise ScenarioError(f"unknown op {name!r}")
-
-    async def settle(self) -> None:
-        """Run until every assembly has finished or is parked on a gate or an abort signal."""
-        for _ in range(_SETTLE_ROUNDS):
-            self.parked = [waiter for waiter in self.parked if not waiter.done()]
-            busy = sum(not run.task.done() for run in self.runs.values()) + self.loop.busy()
-            if busy <= len(self.parked):
-                return
-            await asyncio.sleep(0)
-        raise ScenarioError(f"the scenario did not become quiescent in {_SETTLE_ROUNDS} rounds")
+        raise ScenarioError(f"unknown registry op {name!r}")
 
     # -- registrations ----------------------------------------------------------------------
 
@@ -248,9 +127,9 @@ class _Scenario:
         handle = self._new_handle(op)
         if "layer" in op and "scope" in op:
             raise ScenarioError("register takes `scope` or its older name `layer`, not both")
-        layer = self._scope_named(op.get("scope", op.get("layer")))
+        layer = self.scenario.scope_named(op.get("scope", op.get("layer")))
         kind = op.get("kind")
-        registry = self.registry
+        registry = self.scenario.registry
         if kind == "section":
             registration = registry.add_section(
                 op["name"],
@@ -284,7 +163,7 @@ class _Scenario:
 
         async def listener(payload: Assembly, context: AssembleContext, next_: Next) -> Assembly:
             track(context, payload)
-            await self._wait(spec.get("waitFor"), context.signal)
+            await self.scenario.wait(spec.get("waitFor"), context.signal)
             for edit in spec.get("before", []):
                 _edit(payload, edit)
             result = await next_() if call_next else payload
@@ -292,8 +171,8 @@ class _Scenario:
                 _edit(result, edit)
             return result
 
-        scope = self._scope_named(op.get("scope"))
-        self.handles[handle] = self.registry.add_assemble_listener(listener, scope=scope)
+        scope = self.scenario.scope_named(op.get("scope"))
+        self.handles[handle] = self.scenario.registry.add_assemble_listener(listener, scope=scope)
         self._declare(spec)
 
     def _text(self, spec: Json) -> str | Callable[[AssembleContext], Any]:
@@ -332,7 +211,7 @@ class _Scenario:
 
         async def evaluate_after_wait(context: AssembleContext) -> Any:
             call = evaluate(context)
-            await self._wait(spec["waitFor"], context.signal)
+            await self.scenario.wait(spec["waitFor"], context.signal)
             return outcome(call)
 
         return evaluate_after_wait
@@ -367,43 +246,20 @@ class _Scenario:
                 self.evaluations.setdefault(spec["id"], 0)
                 self.received.setdefault(spec["id"], [])
 
-    async def _wait(self, wait_for: Json | None, signal: AbortSignal | None) -> None:
-        if wait_for is None:
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def wake() -> None:
-            if not waiter.done():
-                waiter.set_result(None)
-
-        if "gate" in wait_for:
-            gate = self._gate(wait_for["gate"])
-            if gate.opened:
-                return
-            gate.waiting.append(wake)
-        elif wait_for.get("abort"):
-            if signal is None:
-                raise ScenarioError("waitFor abort, but the assembly context has no signal")
-            signal.add_listener(wake)
-        else:
-            raise ScenarioError(f"unknown waitFor {wait_for!r}")
-        self.parked.append(waiter)
-        await waiter
-
     # -- assemblies -------------------------------------------------------------------------
 
     async def _assemble(self, op: Json) -> Json:
         name = op["assembly"]
         if name in self.runs:
             raise ScenarioError(f"assembly {name!r} already started")
-        scope = self._scope_named(op.get("scope"))
+        scope = self.scenario.scope_named(op.get("scope"))
         controller = AbortController()
         if op.get("aborted"):
             controller.abort(op.get("reason", _USER_ABORT))
         context = AssembleContext(scope=scope, agent=scope, signal=controller.signal)
-        task = asyncio.get_running_loop().create_task(self.registry.assemble(context))
+        task = asyncio.get_running_loop().create_task(self.scenario.registry.assemble(context))
         self.runs[name] = _Run(task, controller)
-        await self.settle()
+        await self.scenario.settle()
         return self._result(self.runs[name])
 
     def _result(self, run: _Run) -> Json:
@@ -420,8 +276,8 @@ class _Scenario:
         assembly = self._assembly(op)
         try:
             if name == "render":
-                return {"text": self.driver.render_prompt(assembly)}
-            sections, text = self.driver.render_context(assembly)
+                return {"text": self.scenario.hooks.render_prompt(assembly)}
+            sections, text = self.scenario.hooks.render_context(assembly)
         except ContractError as error:
             return _error(error)
         return {"sections": [_text_json(entry) for entry in sections], "text": text}
@@ -436,17 +292,10 @@ class _Scenario:
 
     def _scope(self, op: Json) -> Json:
         name = op["scope"]
-        if name in self.scopes:
+        if name in self.scenario.scopes:
             raise ScenarioError(f"scope {name!r} already exists")
-        self.scopes[name] = Scope(name, self._scope_named(op.get("parent")))
+        self.scenario.scopes[name] = Scope(name, self.scenario.scope_named(op.get("parent")))
         return _OK
-
-    def _scope_named(self, name: str | None) -> Scope | None:
-        if name is None:
-            return None
-        if name not in self.scopes:
-            raise ScenarioError(f"unknown scope {name!r}")
-        return self.scopes[name]
 
     def _new_handle(self, op: Json) -> str:
         handle: str = op["handle"]
@@ -464,9 +313,6 @@ class _Scenario:
         if name not in self.runs:
             raise ScenarioError(f"unknown assembly {name!r}")
         return self.runs[name]
-
-    def _gate(self, name: str) -> _Gate:
-        return self.gates.setdefault(name, _Gate())
 
 
 _OK: Final = {"ok": True}
@@ -610,44 +456,3 @@ def _assign(target: Any, key: str | int, value: Any) -> None:
 def _is_item(target: Any, key: str | int) -> bool:
     """Whether ``key`` names an item (a dict key, a list index) rather than an attribute."""
     return isinstance(target, dict) or (isinstance(target, list) and isinstance(key, int))
-
-
-def _describe(error: BaseException) -> Json:
-    return {
-        "error": f"{type(error).__name__}: {error}",
-        "traceback": "".join(traceback.format_exception(error)),
-    }
-
-
-def _version() -> str:
-    # Not importlib.metadata: importing it was a fifth of the harness's start time.
-    return __version__
-
-
-def serve(driver: Driver, stdin: Any = None, stdout: Any = None) -> None:
-    """Answer JSON-lines messages until ``stop`` or end of input."""
-    stdin = stdin if stdin is not None else sys.stdin
-    stdout = stdout if stdout is not None else sys.stdout
-    for line in stdin:
-        if not line.strip():
-            continue
-        try:
-            message = json.loads(line)
-        except json.JSONDecodeError as error:
-            response: Json = {"type": "errored", "case": None, "context": f"bad JSON: {error}"}
-        else:
-            response = driver.handle(message)
-            if response is None:
-                return
-        stdout.write(json.dumps(response, allow_nan=False) + "\n")
-        stdout.flush()
-
-
-def main() -> None:
-    """``dsh-reference-harness``: the reference model behind the subprocess transport."""
-    sys.stdin.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
-    serve(Driver())
-
-
-if __name__ == "__main__":
-    main()

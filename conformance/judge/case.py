@@ -2,7 +2,8 @@
 
 A case is data: a stable ``id``, the contract IDs it checks, the capabilities it needs, a ``why``
 quoting the rule its expectations were worked out from, and its ops (each may carry an ``expect``,
-see `conformance.scenario`). `mismatches` turns a difference into sentences a person can act on.
+see `conformance.scenarios.scenario`). `mismatches` turns a difference into sentences a person can
+act on.
 """
 
 from __future__ import annotations

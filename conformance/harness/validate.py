@@ -16,7 +16,7 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from .jsontext import dumps
+from ..judge.jsontext import dumps
 from .protocol import ProtocolError
 
 Json = Any

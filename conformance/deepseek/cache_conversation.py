@@ -12,19 +12,19 @@ the order the upstream's constructors write them). The answers are scripted so t
 history holds exactly what the previous answer streamed. The system prompt and both user turns hold
 non-ASCII text, so that a serializer escaping some messages and not others shows in the bytes.
 
-What is judged is `conformance.prefix_stability` on the raw bodies; the chunks observed are not
-(the stream is PROMPT-DEEPSEEK-WIRE's, judged by the ``deepseek-http`` cases).
+What is judged is `conformance.judge.prefix_stability` on the raw bodies; the chunks observed are
+not (the stream is PROMPT-DEEPSEEK-WIRE's, judged by the ``deepseek-http`` cases).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from .case import Case
-from .cases.deepseek import FIRST, KEY, MODEL, sse, text, tool_call
+from ..cases.deepseek import FIRST, KEY, MODEL, sse, text, tool_call
+from ..judge.case import Case
+from ..judge.prefix_stability import prefix_problems
+from ..scenarios.scenario import Json
 from .loopback import Recorded, Scripted
-from .prefix_stability import prefix_problems
-from .scenario import Json
 
 CACHE: Final = ("PROMPT-CACHE-E2E",)
 REQUIRES: Final = ("deepseek-http",)

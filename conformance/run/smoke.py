@@ -11,13 +11,13 @@ import argparse
 import sys
 from typing import TextIO
 
-from .case import mismatches
-from .cases import all_cases
+from ..cases import all_cases
+from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
+from ..harness.transport import load_implementation
+from ..judge.case import mismatches
+from ..judge.jsontext import dumps
 from .execute import failure_message, format_context
-from .jsontext import dumps
-from .options import DEFAULT_TIMEOUT, seconds
-from .protocol import ProtocolError
-from .transport import load_implementation
+from .options import seconds
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:

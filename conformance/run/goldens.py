@@ -28,11 +28,12 @@ from syrupy.types import (
     SnapshotIndex,
 )
 
+from ..harness.validate import cut
+from ..judge.jsontext import dumps
 from .execute import ConformanceFailure
-from .jsontext import dumps
-from .validate import cut
 
-_PACKAGE: Final = Path(__file__).resolve().parent
+#: The suite's package (``conformance/``), one level above this one.
+_PACKAGE: Final = Path(__file__).resolve().parents[1]
 #: Installed: inside the package. A checkout (editable or not installed): the top-level golden/.
 _ROOTS: Final = (_PACKAGE / "golden", _PACKAGE.parent / "golden")
 _SHOWN_CHARS: Final = 2000

@@ -13,7 +13,7 @@ from typing import Final
 
 import pytest
 
-from .transport import Implementation
+from ..harness.transport import Implementation
 
 #: After this long, the running case is named on the terminal.
 SLOW: Final = 2.0

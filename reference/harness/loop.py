@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Literal
+from typing import ClassVar, Final, Literal
 
-from .abort import AbortSignal
-from .jsonvalue import Json, snapshot
-from .loop import (
+from ..abort import AbortSignal
+from ..jsonvalue import Json, snapshot
+from ..loop import (
     Agent,
     Enter,
     PreStep,
@@ -29,7 +29,7 @@ from .loop import (
     ToolRunner,
     user_message,
 )
-from .model_adapter import (
+from ..model_adapter import (
     AdapterDefaultValues,
     AdapterFailure,
     Chunk,
@@ -37,25 +37,15 @@ from .model_adapter import (
     ScriptedAdapter,
     ScriptedReply,
 )
-from .registry import Scope
-from .session import SessionLog, SurfaceReplace
+from ..registry import Scope
+from ..session import SessionLog, SurfaceReplace
+from .scenario import Scenario, ScenarioError
 
-if TYPE_CHECKING:
-    from .harness import _Scenario
-
-#: The ops this capability answers.
-LOOP_OPS: Final = frozenset(
-    {"agent", "followup", "steer", "cancel", "dispose-agent", "compact", "observe"}
-)
 #: The source of the summary a ``compact`` op writes: another plugin's message, not runtime
 #: context.
 COMPACTOR: Final = {"kind": "plugin", "plugin": "compactor"}
 #: The scripted decisions an agent accepts, per list.
 _DECISIONS: Final = {"preStep": ("default", "reject", "empty"), "requestError": ("retry", "end")}
-
-
-class LoopScenarioError(Exception):
-    """The loop part of a scenario cannot be executed (unknown agent, bad script)."""
 
 
 @dataclass
@@ -82,7 +72,11 @@ class _Recorder:
 class LoopOps:
     """The agents of one scenario and the ops that drive them."""
 
-    def __init__(self, scenario: _Scenario) -> None:
+    OPS: ClassVar[frozenset[str]] = frozenset(
+        {"agent", "followup", "steer", "cancel", "dispose-agent", "compact", "observe"}
+    )
+
+    def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.agents: dict[str, Agent] = {}
         self.adapters: dict[str, _Recorder] = {}
@@ -100,7 +94,7 @@ class LoopOps:
         agent = self._agent(op["agent"])
         if name in ("followup", "steer"):
             if agent.disposed:
-                raise LoopScenarioError(f"agent {op['agent']!r} is disposed")
+                raise ScenarioError(f"agent {op['agent']!r} is disposed")
             message = user_message(op["text"], agent.new_id())
             (agent.followup if name == "followup" else agent.steer)(message)
         elif name == "cancel":
@@ -125,7 +119,7 @@ class LoopOps:
         `sourceEventSeqs` include the retained seq makes it none-retained").
         """
         if agent.busy:
-            raise LoopScenarioError(f"agent {op['agent']!r} is running a turn: compact when idle")
+            raise ScenarioError(f"agent {op['agent']!r} is running a turn: compact when idle")
         surface = agent.log.surface
         start, end = op["start"], op["end"]
         if not 0 <= start <= end < len(surface):
@@ -153,10 +147,10 @@ class LoopOps:
         for key, allowed in _DECISIONS.items():
             unknown = [value for value in op.get(key, []) if _decision(key, value) not in allowed]
             if unknown:
-                raise LoopScenarioError(f"agent {name!r}: unknown {key} decision(s) {unknown}")
+                raise ScenarioError(f"agent {name!r}: unknown {key} decision(s) {unknown}")
         if name in scenario.scopes:
-            raise LoopScenarioError(f"agent {name!r}: a scope of that name already exists")
-        scope = Scope(name, scenario._scope_named(op.get("parent")))
+            raise ScenarioError(f"agent {name!r}: a scope of that name already exists")
+        scope = Scope(name, scenario.scope_named(op.get("parent")))
         scenario.scopes[name] = scope
         log = self._log(op.get("seed"))
         adapter_spec = op.get("adapter", {})
@@ -167,7 +161,7 @@ class LoopOps:
         )
         adapter = _Recorder(scripted, log)
         self.adapters[name] = adapter
-        self.agents[name] = scenario.driver.make_agent(
+        self.agents[name] = scenario.hooks.make_agent(
             registry=scenario.registry,
             scope=scope,
             log=log,
@@ -176,7 +170,7 @@ class LoopOps:
             session_id=self._new_id("session"),
             tools=_scripted_tools(op.get("tools", [])),
             pre_step=_scripted_pre_step(op.get("preStep", [])),
-            request_error=_scripted_request_error(op.get("requestError", []), scenario._wait),
+            request_error=_scripted_request_error(op.get("requestError", []), scenario.wait),
             new_id=lambda: self._new_id("message"),
         )
 
@@ -185,7 +179,7 @@ class LoopOps:
         fail, wait_for = reply.get("fail"), reply.get("waitFor")
 
         async def hold(signal: AbortSignal) -> None:
-            await self.scenario._wait(wait_for, signal)
+            await self.scenario.wait(wait_for, signal)
 
         return ScriptedReply(
             chunks=reply.get("chunks", []),
@@ -201,11 +195,11 @@ class LoopOps:
             return SessionLog.from_seed(self._agent(seed["agent"]).log.to_json())
         if isinstance(seed, list):
             return SessionLog.from_seed(seed)
-        raise LoopScenarioError(f"seed {seed!r} is neither a list of events nor {{agent}}")
+        raise ScenarioError(f"seed {seed!r} is neither a list of events nor {{agent}}")
 
     def _agent(self, name: str) -> Agent:
         if name not in self.agents:
-            raise LoopScenarioError(f"unknown agent {name!r}")
+            raise ScenarioError(f"unknown agent {name!r}")
         return self.agents[name]
 
     def _new_id(self, kind: str) -> str:

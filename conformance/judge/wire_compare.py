@@ -1,6 +1,6 @@
 """Comparisons for the ``deepseek-wire`` observations (PROMPT-DEEPSEEK-WIRE).
 
-`conformance.case.compare` hands an expectation here when it holds one of the keys of
+`conformance.judge.case.compare` hands an expectation here when it holds one of the keys of
 `WIRE_COMPARISONS`:
 
 - ``request``: the URL and method exactly, each expected header (names case-insensitive; more

@@ -3,8 +3,8 @@
 Terse replies (`answer`, `tool_call`, `fails`, `partial`) are expanded to stream chunks here, in
 the suite, so every implementation receives identical chunks (§0.4 vocabulary); `attempt` expands
 the same reply into the `assistant/chunk` events a conforming loop logs for it. Expected events
-are written in the view of `conformance.logview`: positions instead of seqs, ``#n`` message ids
-in order of first appearance, no ``time``.
+are written in the view of `conformance.judge.logview`: positions instead of seqs, ``#n`` message
+ids in order of first appearance, no ``time``.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def tool_result(text: str, *, is_error: bool = False, concludes: bool = False) -
     return result
 
 
-# -- expected events (the view of conformance.logview) ------------------------------------------
+# -- expected events (the view of conformance.judge.logview) ------------------------------------
 
 
 def turn_start(turn: int) -> Json:

@@ -1,7 +1,7 @@
 """``dsh-conformance``: run the suite against an implementation and print the report.
 
 It drives pytest over the installed `conformance` package with the suite's own configuration and
-plugin (``-p conformance.plugin``), so pytest options work too (``dsh-conformance --impl "node
+plugin (``-p conformance.run.plugin``), so pytest options work too (``dsh-conformance --impl "node
 harness.js" -x``). The exit status is pytest's: 0 when every case conforms.
 
 Subcommands (the first argument) live in `SUBCOMMANDS`: each maps a name to a function taking the
@@ -20,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-_PACKAGE: Final = Path(__file__).parent
+#: The suite's package (``conformance/``), one level above this one.
+_PACKAGE: Final = Path(__file__).parents[1]
 _MISSING_EXTRA: Final = (
     "dsh-conformance: {missing} is not installed. The suite needs the 'conformance' extra:\n"
     "    pip install 'dsh-prompt-conformance[conformance]'\n"
@@ -30,10 +31,10 @@ Subcommand = Callable[[list[str]], int]
 
 
 def _subcommand(module: str, function: str = "main") -> Subcommand:
-    """A subcommand implemented by ``conformance.<module>.<function>``, imported when used."""
+    """A subcommand implemented by ``conformance.run.<module>.<function>``, imported when used."""
 
     def run(argv: list[str]) -> int:
-        command: Subcommand = getattr(importlib.import_module(f"conformance.{module}"), function)
+        command: Subcommand = getattr(importlib.import_module(f"{__package__}.{module}"), function)
         return command(argv)
 
     return run
@@ -97,7 +98,7 @@ def version() -> str:
     """The suite's version and the protocol version it speaks."""
     from importlib import metadata
 
-    from .protocol import PROTOCOL_VERSION
+    from ..harness.protocol import PROTOCOL_VERSION
 
     try:
         suite = metadata.version("dsh-prompt-conformance")
@@ -128,8 +129,8 @@ def print_help() -> int:
 
 
 def list_cases(args: list[str]) -> int:
+    from ..judge.jsontext import dumps
     from .catalog import listing, render_listing
-    from .jsontext import dumps
 
     contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
     data = listing(contracts)
@@ -142,7 +143,9 @@ def run_suite(args: list[str]) -> int:
     """Run the suite's tests through pytest with ``args``; pytest's exit status."""
     import pytest
 
-    importlib.import_module("conformance.plugin")  # names a missing dependency before pytest does
+    importlib.import_module(
+        "conformance.run.plugin"
+    )  # names a missing dependency before pytest does
     if not any(arg == "--impl" or arg.startswith("--impl=") for arg in args):
         args = [*args, "--impl", "reference"]
     return int(

@@ -1,12 +1,12 @@
 """The two transports behind one `Implementation` interface: in-process and subprocess.
 
 Both carry the same JSON messages (conformance/PROTOCOL.md), and every answer is checked against
-``protocol.schema.json`` (`conformance.validate`). Neither lets a broken implementation stop or
-swamp the run: a crash, a hang past the per-case timeout, an over-long line, or output that is not
-a protocol message becomes an ``errored`` `Outcome` carrying what the implementation printed (cut
-to a bounded size, saying what was cut), and the next case gets a fresh start.
+``protocol.schema.json`` (`conformance.harness.validate`). Neither lets a broken implementation stop
+or swamp the run: a crash, a hang past the per-case timeout, an over-long line, or output that is
+not a protocol message becomes an ``errored`` `Outcome` carrying what the implementation printed
+(cut to a bounded size, saying what was cut), and the next case gets a fresh start.
 
-A subprocess runs in a process group of its own, with bounded pipes (`conformance.process`).
+A subprocess runs in a process group of its own, with bounded pipes (`conformance.harness.process`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final
 
-from .jsontext import dumps
-from .options import DEFAULT_TIMEOUT
+from ..judge.jsontext import dumps
 from .process import MAX_LINE_BYTES, SHOWN_CHARS, Child, Overlong, show
 from .protocol import (
+    DEFAULT_TIMEOUT,
     STOP_MESSAGE,
     Handshake,
     Outcome,
@@ -66,7 +66,7 @@ class Implementation(ABC):
         self.label = label
         self.timeout = timeout
         self._handshake: Handshake | None = None
-        #: Set by `conformance.execute.check` on the first error within one test; the plugin
+        #: Set by `conformance.run.execute.check` on the first error within one test; the plugin
         #: clears it before each test.
         self.latched_error: Exception | None = None
         #: Why no further case is sent (a failed handshake, ``--max-errors``); ``None`` while
