@@ -39,7 +39,15 @@ class ImplementationErrored(Exception):
 
 
 class ConformanceFailure(AssertionError):
-    """The observations differ from what the contracts require."""
+    """The observations differ from what the contracts require.
+
+    ``ops``, when the failure is a case's, are the scenario ops the suite sent: the report keeps
+    them beside the message, so a reader can replay the case (`conformance.run.summary`).
+    """
+
+    def __init__(self, message: str, ops: list[Json] | None = None) -> None:
+        super().__init__(message)
+        self.ops = ops
 
 
 def check(impl: Implementation, case: Case) -> list[Json]:
@@ -103,8 +111,7 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
         raise impl.latched_error
     require_capabilities(impl, case.requires)
     agents = case.agents()
-    scenario = case.scenario()
-    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in agents]
+    scenario = sent_scenario(case)
     impl.running = (case.id, time.monotonic())
     try:
         outcome = impl.run(case.id, scenario)
@@ -129,6 +136,14 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
     return observations[:count], dict(zip(agents, observations[count:], strict=True))
 
 
+def sent_scenario(case: Case) -> Json:
+    """The scenario the suite sends for ``case``: its ops, then for a loop case one final
+    ``observe`` per agent, from which the suite folds the log and checks the requests."""
+    scenario = case.scenario()
+    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in case.agents()]
+    return scenario
+
+
 def _final_problem(final: Json) -> str | None:
     """Why a final ``observe`` answer cannot be checked, or ``None``."""
     if (
@@ -145,7 +160,10 @@ def _fail_on(
 ) -> None:
     __tracebackhide__ = True
     if problems:
-        raise ConformanceFailure(failure_message(case, observations, problems, contracts))
+        raise ConformanceFailure(
+            failure_message(case, observations, problems, contracts),
+            ops=sent_scenario(case)["ops"],
+        )
 
 
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:

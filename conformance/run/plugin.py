@@ -247,6 +247,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
                 contracts=_contracts(item),
                 outcome=outcome,
                 message=_message(report, call),
+                ops=_ops(report, call),
             )
         )
         impl = state.implementations[label]
@@ -428,6 +429,13 @@ def _message(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> str:
     if call.excinfo is not None and not report.skipped:
         return printable(str(call.excinfo.value))
     return printable(_longrepr_text(report))
+
+
+def _ops(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> list[Any] | None:
+    """The ops of the case a test failed on, when the failure names them."""
+    if report.failed and call.excinfo is not None:
+        return getattr(call.excinfo.value, "ops", None)
+    return None
 
 
 def _longrepr_text(report: pytest.TestReport) -> str:

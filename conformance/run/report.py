@@ -69,6 +69,8 @@ class Result:
     contracts: tuple[str, ...]
     outcome: Outcome
     message: str = ""
+    #: The scenario ops the suite sent, for a failed example or generated case (else ``None``).
+    ops: list[Any] | None = None
 
 
 @dataclass
@@ -146,8 +148,7 @@ class Report:
         return "nothing ran"
 
     def overall(self) -> Status:
-        statuses = {self.status(label) for label in self.labels()}
-        return next((s for s in _STATUS_ORDER if s in statuses), "nothing ran")
+        return worst_status(self.status(label) for label in self.labels())
 
     def problems(self, implementation: str) -> list[Result]:
         found = [r for r in self.of(implementation) if r.outcome in PROBLEMS]
@@ -175,7 +176,7 @@ class Report:
                 blocks.append(self._table(title, self.tally(label), colour))
             else:
                 blocks.append(f"{title}: {_paint(self.status(label), colour)}")
-            blocks.append(_selection_line(self.selection(label)))
+            blocks.append(selection_line(self.selection(label)))
             for result in self.problems(label):
                 blocks.append(
                     f"  {result.outcome.upper()} {result.test} [{', '.join(result.contracts)}]"
@@ -247,7 +248,7 @@ class Report:
                         contract: {**row, "verdict": verdict(row)}
                         for contract, row in tallies.items()
                     },
-                    "results": [asdict(r) for r in self.of(label)],
+                    "results": [_result_json(r) for r in self.of(label)],
                 }
             )
         document = {
@@ -257,6 +258,14 @@ class Report:
             "implementations": implementations,
         }
         return dumps(document, indent=2)
+
+
+def _result_json(result: Result) -> dict[str, Any]:
+    """A result as the JSON report holds it: ``ops`` only where there are some."""
+    fields = asdict(result)
+    if fields["ops"] is None:
+        del fields["ops"]
+    return fields
 
 
 _GIST_LINES: Final = 40
@@ -275,7 +284,14 @@ def gist(message: str) -> list[str]:
     return shown
 
 
-def _selection_line(selection: dict[str, int]) -> str:
+def worst_status(statuses: Iterable[Status]) -> Status:
+    """The status of a run of several implementations: the worst of theirs."""
+    found = set(statuses)
+    return next((s for s in _STATUS_ORDER if s in found), "nothing ran")
+
+
+def selection_line(selection: dict[str, int]) -> str:
+    """What ran of what was collected, and why the rest did not: ``ran 350 of 351 tests …``."""
     line = f"ran {selection['run']} of {selection['collected']} tests"
     missing = [f"{selection[key]} {key}" for key in ("deselected", "not reached") if selection[key]]
     if missing:

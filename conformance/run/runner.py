@@ -63,6 +63,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "smoke": _subcommand("smoke"),
     "export-cases": export_cases,
     "check-log": _subcommand("check_log"),
+    "summary": _subcommand("summary"),
 }
 
 _USAGE: Final = """\
@@ -70,6 +71,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
+       dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 
