@@ -149,6 +149,7 @@ def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
             "cases": sum(contract in c.contracts for c in chosen),
             "properties": sum(contract in p["contracts"] for p in props),
             "other": sum(contract in o["contracts"] for o in others),
+            "requirements": sum(r.contract == contract for r in catalog().values()),
         }
         for contract in CONTRACT_IDS
         if not contracts or contract in contracts
@@ -186,11 +187,11 @@ def render_listing(data: dict[str, Json]) -> str:
             lines.append(f"    checks: {', '.join(test['requirements']) or '(no requirement)'}")
     width = max(len(contract) for contract in data["contracts"])
     lines.append("")
-    lines.append(f"{'contract ID':<{width}}  cases  properties  other")
+    lines.append(f"{'contract ID':<{width}}  cases  properties  other  requirements")
     for contract, count in data["contracts"].items():
         lines.append(
             f"{contract:<{width}}  {count['cases']:>5}  {count['properties']:>10}  "
-            f"{count['other']:>5}"
+            f"{count['other']:>5}  {count['requirements']:>12}"
         )
     lines.append(data["note"])
     lines.append("")

@@ -142,6 +142,14 @@ class Report:
                     counts[requirement][result.outcome] += 1
         return counts
 
+    def broken_requirements(self, implementation: str) -> list[str]:
+        """The requirements a failed or errored test of ``implementation`` checks."""
+        return [
+            identifier
+            for identifier, row in self.requirement_tally(implementation).items()
+            if row["failed"] or row["errored"]
+        ]
+
     def selection(self, implementation: str) -> dict[str, int]:
         """How many tests were collected, run, deselected and not reached."""
         outcomes = [r.outcome for r in self.of(implementation)]
@@ -182,7 +190,8 @@ class Report:
 
     def render(self, colour: bool = False) -> str:
         """The report a person reads: one table per implementation, or, for several, one
-        comparison; then what did not run, and every failure, error or stale entry once."""
+        comparison; then what did not run, the requirements a failing test checks, and every
+        failure, error or stale entry once."""
         labels = self.labels()
         blocks = []
         if len(labels) > 1:
@@ -197,6 +206,9 @@ class Report:
             else:
                 blocks.append(f"{title}: {_paint(self.status(label), colour)}")
             blocks.append(_selection_line(self.selection(label)))
+            broken = self.broken_requirements(label)
+            if broken:
+                blocks.append(f"requirements not met ({len(broken)}): {', '.join(broken)}")
             for result in self.problems(label):
                 blocks.append(
                     f"  {result.outcome.upper()} {result.test} [{', '.join(result.contracts)}]"

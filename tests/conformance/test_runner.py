@@ -433,3 +433,4 @@ def test_the_json_report_counts_each_test_under_the_requirements_claiming_it() -
     results = {result["test"]: result for result in implementation["results"]}
     assert results[linear]["requirements"] == [f"{contract}.12"]
     assert f"{contract}.4" in results[grammar]["requirements"]
+    assert f"requirements not met (1): {contract}.12" in report.render()
