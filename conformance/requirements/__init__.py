@@ -6,7 +6,8 @@ also where cases and tests are tagged with requirements: a requirement names the
 that check it, and a case's requirements are derived from that (`requirements_of`), so the case
 modules stay as they are. ``tests/conformance/test_requirements.py`` keeps the two in step: every
 case and test is claimed by a requirement of one of its contract IDs, and every requirement is
-checked or says why it cannot be.
+checked or says why it cannot be. Imports `judge` only (the contract IDs): the cases are named by
+id, never imported.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from conformance.judge.case import CONTRACT_IDS
 from conformance.requirements import (
     CASE_TESTS,
     EXAMPLE_TEST,
+    Requirement,
     catalog,
     data_file,
     requirements_of,
@@ -133,3 +134,26 @@ def test_every_requirement_quotes_its_section_of_contracts_md() -> None:
             if " ".join(fragment.split()) not in section:
                 problems.append(f"{where}: {fragment!r} is not in {requirement.section!r}")
     assert not problems, "\n".join(problems)
+
+
+def test_a_requirement_is_refused_without_a_numbered_id_or_with_checks_and_a_reason() -> None:
+    words = {"text": "t", "section": "s", "quote": "q"}
+    with pytest.raises(ValueError, match=r"CONTRACT-ID\.<number>"):
+        Requirement("PROMPT-STRICT-RENDER", **words)
+    with pytest.raises(ValueError, match="checked, yet"):
+        Requirement("PROMPT-STRICT-RENDER.1", **words, cases=("c",), unchecked="why")
+    assert Requirement("PROMPT-STRICT-RENDER.12", **words).contract == "PROMPT-STRICT-RENDER"
+
+
+def test_a_test_key_counts_under_the_requirements_naming_it_its_case_or_its_function() -> None:
+    # PROMPT-HEADER-CANONICAL.4 names test_header_equality[stop] only, .9 the whole golden test.
+    assert "PROMPT-HEADER-CANONICAL.4" in requirements_of("test_header_equality[stop]")
+    assert "PROMPT-HEADER-CANONICAL.4" not in requirements_of("test_header_equality[system]")
+    golden = "test_canonical_header_matches_the_golden"
+    assert "PROMPT-HEADER-CANONICAL.9" in requirements_of(f"{golden}[initial]")
+    case = "loop/empty-first-decision-completes-without-step"
+    assert requirements_of(f"{EXAMPLE_TEST}[{case}]") == ("PROMPT-STEP-BOUNDARY.5",)
+    # The invariant test of a loop case checks the invariant, not the case's own rules.
+    invariant = requirements_of(f"test_loop_invariant[{case}]")
+    assert "LOGGEDLOOP-REQUEST-INVARIANT.1" in invariant
+    assert "PROMPT-STEP-BOUNDARY.5" not in invariant
