@@ -234,4 +234,15 @@ REQUIREMENTS: Final = (
         "`providerRetryAfterMs` when it is positive",
         cases=("deepseek/http-rate-limit-and-retry-after", _ERRORS),
     ),
+    Requirement(
+        "PROMPT-DEEPSEEK-WIRE.21",
+        "Without a base URL the adapter uses `DEEPSEEK_BASE_URL`, else "
+        "`https://api.deepseek.com`; without a key, `DEEPSEEK_API_KEY`.",
+        "Literal constants (byte-exact)",
+        "base default `https://api.deepseek.com`, env `DEEPSEEK_BASE_URL`, key env "
+        "`DEEPSEEK_API_KEY`",
+        unchecked="the protocol's DeepSeek ops give the base URL and the key with every request "
+        "(PROTOCOL.md, `deepseek-request` and `deepseek-http`), so the defaults never apply, and "
+        "the suite must not reach the real endpoint.",
+    ),
 )

@@ -190,4 +190,28 @@ REQUIREMENTS: Final = (
         unchecked="CONTRACTS.md leaves unknown configuration keys to the implementation: any "
         "behaviour conforms, so no case can fail one.",
     ),
+    Requirement(
+        "PROMPT-REGISTRY-CONTRACT.16",
+        "A refused registration names where it arose, the name it registered, and a refused "
+        "configuration the field.",
+        "Configuration",
+        "Every error names where it arose: PROTOCOL.md's error table says what `where` holds "
+        "for each kind (the section or context for a render failure, the name or field for the "
+        "others)",
+        cases=(
+            "registry/builtin-names-taken-in-global-layer",
+            "registry/duplicate-section-same-layer",
+            "registry/duplicate-context-same-layer",
+            "registry/duplicate-variable-same-layer",
+            "registry/non-finite-section-order-rejected",
+            "registry/non-finite-context-order-rejected",
+            "registry/integer-orders-beyond-the-double-range-rejected",
+            "registry/variable-names-checked-at-registration",
+            "registry/config-persona-given-a-number",
+            "registry/config-includeRuntimeContext-given-zero",
+            "registry/config-includeHarnessIdentity-given-a-string",
+            "registry/config-toolOrder-given-a-string",
+            "registry/config-toolOrder-given-a-number-in-the-list",
+        ),
+    ),
 )

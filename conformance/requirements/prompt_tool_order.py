@@ -138,4 +138,22 @@ REQUIREMENTS: Final = (
             "registry/config-toolOrder-given-a-number-in-the-list",
         ),
     ),
+    Requirement(
+        "PROMPT-TOOL-ORDER.11",
+        "A tool-order error names where it arose: the configuration field `toolOrder` when "
+        "loaded, the offending tool name at assembly.",
+        "Configuration",
+        "Every error names where it arose: PROTOCOL.md's error table says what `where` holds "
+        "for each kind (the section or context for a render failure, the name or field for the "
+        "others)",
+        cases=(
+            "registry/config-tool-order-duplicate-name",
+            "registry/config-tool-order-without-marker",
+            "registry/config-tool-order-two-markers",
+            "registry/config-tool-order-empty",
+            "tool-order/unknown-listed-name-fails-at-assembly",
+            "tool-order/known-names-only-from-the-assembly-providers",
+            "tool-order/reserved-marker-name-rejected",
+        ),
+    ),
 )
