@@ -5,7 +5,9 @@ An example case is data already (`conformance.judge.case.Case`): exported as JSO
 the cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
 property tests generate their cases with Hypothesis while they run, and the other tests of the
 suite (goldens, HTTP, timing, the live cache check) need it around them: they stay Python-only,
-and the listing names them, by contract ID, and says so.
+and the listing names them, by contract ID, and says so. The listing also shows the requirement
+catalog (`conformance.requirements`): which requirements each case and test checks, and per
+requirement what checks it.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]
 
 
 def other_tests(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
-    """The suite's tests that are neither example cases nor properties (goldens, HTTP, timing)."""
+    """The suite's tests that are neither example cases nor properties (the loop invariant, goldens,
+    HTTP, timing)."""
     return _tests(
         contracts,
         lambda module: not module.startswith("test_property_"),
@@ -77,14 +80,15 @@ def _tests(contracts: frozenset[str], wanted: Callable[[str], bool]) -> list[dic
             if contracts and not contracts & set(tagged):
                 continue
             doc = (test.__doc__ or "").strip().splitlines()
+            params = parameters(test)
             found.append(
                 {
                     "test": name,
                     "module": info.name,
                     "contracts": list(tagged),
                     "why": doc[0] if doc else "",
-                    "parameters": parameters(test),
-                    "requirements": _requirements_of_test(name, parameters(test)),
+                    "parameters": params,
+                    "requirements": _requirements_of_test(name, params),
                 }
             )
     return found
@@ -140,7 +144,9 @@ def _requirements_of_test(name: str, params: list[str]) -> list[str]:
 
 
 def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
-    """``--list --json``: every case, property test and other test, and counts per contract ID."""
+    """``--list --json``: every case, property test and other test with the requirements it
+    checks, counts per contract ID, and every requirement with what checks it (or why nothing
+    can)."""
     chosen = cases(contracts)
     props = properties(contracts)
     others = other_tests(contracts)

@@ -76,7 +76,7 @@ def test_list_as_text_can_be_restricted_to_a_contract(capsys: pytest.CaptureFixt
     assert main(["--list", "--contract", "PROMPT-TOOL-ORDER"]) == 0
     text = capsys.readouterr().out
     assert "PROMPT-TOOL-ORDER.2  A configured tool order with a duplicate name" in text
-    assert "    checks: PROMPT-TOOL-ORDER.2\n" in text  # under the duplicate-name case
+    assert "    checks: PROMPT-TOOL-ORDER.2, PROMPT-TOOL-ORDER.11\n" in text  # duplicate name
     assert "PROMPT-STRICT-RENDER.1 " not in text
     assert "registry/config-tool-order-duplicate-name  [PROMPT-TOOL-ORDER]" in text
     assert "render/all-empty-renders-empty-string" not in text
