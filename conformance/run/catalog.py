@@ -116,18 +116,25 @@ def parameters(test: Any) -> list[str]:
         if mark.name != "parametrize" or len(mark.args) < 2:
             continue
         given = mark.kwargs.get("ids")
-        values = list(mark.args[1])
         ids.append(
             [
-                str(given[index])
-                if given is not None
-                else getattr(value, "id", None) or _value_id(value, mark.args[0], index)
-                for index, value in enumerate(values)
+                _given_id(given, value, index)
+                or getattr(value, "id", None)
+                or _value_id(value, mark.args[0], index)
+                for index, value in enumerate(mark.args[1])
             ]
         )
     return (
         ["-".join(combination) for combination in itertools.product(*reversed(ids))] if ids else []
     )
+
+
+def _given_id(given: Any, value: Any, index: int) -> str | None:
+    """The id ``parametrize(ids=…)`` gives a value: from a list, or a function's answer."""
+    if given is None:
+        return None
+    found = given(value) if callable(given) else given[index]
+    return None if found is None else str(found)
 
 
 def _value_id(value: Any, argnames: str, index: int) -> str:
