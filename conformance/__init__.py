@@ -6,8 +6,9 @@ is generated with the input, and a report by contract ID. Run it with ``dsh-conf
 pytest and ``-p conformance.run.plugin`` (never loaded automatically: no pytest11 entry point).
 
 The packages, in import order (each imports only those below it): `run` (the CLI, the pytest
-plugin, reports); `cases`, `deepseek` (which builds on `cases`) and `harness` (example cases, the
-DeepSeek loopback server, talking to an implementation); `judge` (pure comparisons and oracles);
+plugin, reports); `cases`, `deepseek` (which builds on `cases`), `harness` and `requirements`
+(example cases, the DeepSeek loopback server, talking to an implementation, the requirement
+catalog, which names cases by id and imports none of them); `judge` (pure comparisons and oracles);
 `scenarios` (op builders). The suite's test modules (``test_*.py``) sit beside them, where pytest
 finds them.
 """

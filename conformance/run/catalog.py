@@ -5,12 +5,15 @@ An example case is data already (`conformance.judge.case.Case`): exported as JSO
 the cases in its own test runner, the way toml-test and the JSON-Schema-Test-Suite are consumed. The
 property tests generate their cases with Hypothesis while they run, and the other tests of the
 suite (goldens, HTTP, timing, the live cache check) need it around them: they stay Python-only,
-and the listing names them, by contract ID, and says so.
+and the listing names them, by contract ID, and says so. The listing also shows the requirement
+catalog (`conformance.requirements`): which requirements each case and test checks, and per
+requirement what checks it.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
 import re
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from ..cases import all_cases
 from ..harness.protocol import PROTOCOL_VERSION, run_message
 from ..judge.case import CONTRACT_IDS, Case, expected_observation
 from ..judge.jsontext import dumps
+from ..requirements import EXAMPLE_TEST, catalog, requirements_naming, requirements_of
 
 Json = Any
 
@@ -53,14 +57,17 @@ def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]
 
 
 def other_tests(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
-    """The suite's tests that are neither example cases nor properties (goldens, HTTP, timing)."""
+    """The suite's tests that are neither example cases nor properties (the loop invariant, goldens,
+    HTTP, timing)."""
     return _tests(
         contracts,
-        lambda module: module != "test_examples" and not module.startswith("test_property_"),
+        lambda module: not module.startswith("test_property_"),
     )
 
 
 def _tests(contracts: frozenset[str], wanted: Callable[[str], bool]) -> list[dict[str, Json]]:
+    """The tagged tests of the modules ``wanted`` picks, with the requirements naming them or one
+    of their parameters; ``test_example`` is listed case by case instead."""
     found = []
     for info in sorted(pkgutil.iter_modules(conformance.__path__), key=lambda i: i.name):
         if not info.name.startswith("test_") or not wanted(info.name):
@@ -68,17 +75,20 @@ def _tests(contracts: frozenset[str], wanted: Callable[[str], bool]) -> list[dic
         module = importlib.import_module(f"conformance.{info.name}")
         for name, test in vars(module).items():
             tagged = _contracts(test)
-            if not name.startswith("test_") or not tagged:
+            if not name.startswith("test_") or not tagged or name == EXAMPLE_TEST:
                 continue
             if contracts and not contracts & set(tagged):
                 continue
             doc = (test.__doc__ or "").strip().splitlines()
+            params = parameters(test)
             found.append(
                 {
                     "test": name,
                     "module": info.name,
                     "contracts": list(tagged),
                     "why": doc[0] if doc else "",
+                    "parameters": params,
+                    "requirements": _requirements_of_test(name, params),
                 }
             )
     return found
@@ -98,8 +108,52 @@ def _contracts(test: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(tagged))
 
 
+def parameters(test: Any) -> list[str]:
+    """The parameter ids of a test of the suite besides the implementation (``test[id]`` in the
+    report), from its ``parametrize`` marks: a `pytest.param`'s id, else the value itself."""
+    ids: list[list[str]] = []
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name != "parametrize" or len(mark.args) < 2:
+            continue
+        given = mark.kwargs.get("ids")
+        ids.append(
+            [
+                _given_id(given, value, index)
+                or getattr(value, "id", None)
+                or _value_id(value, mark.args[0], index)
+                for index, value in enumerate(mark.args[1])
+            ]
+        )
+    return (
+        ["-".join(combination) for combination in itertools.product(*reversed(ids))] if ids else []
+    )
+
+
+def _given_id(given: Any, value: Any, index: int) -> str | None:
+    """The id ``parametrize(ids=…)`` gives a value: from a list, or a function's answer."""
+    if given is None:
+        return None
+    found = given(value) if callable(given) else given[index]
+    return None if found is None else str(found)
+
+
+def _value_id(value: Any, argnames: str, index: int) -> str:
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    return f"{argnames.split(',')[0].strip()}{index}"
+
+
+def _requirements_of_test(name: str, params: list[str]) -> list[str]:
+    found = set(requirements_naming(name))
+    for param in params:
+        found.update(requirements_of(f"{name}[{param}]"))
+    return [requirement for requirement in catalog() if requirement in found]
+
+
 def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
-    """``--list --json``: every case, property test and other test, and counts per contract ID."""
+    """``--list --json``: every case, property test and other test with the requirements it
+    checks, counts per contract ID, and every requirement with what checks it (or why nothing
+    can)."""
     chosen = cases(contracts)
     props = properties(contracts)
     others = other_tests(contracts)
@@ -108,16 +162,25 @@ def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
             "cases": sum(contract in c.contracts for c in chosen),
             "properties": sum(contract in p["contracts"] for p in props),
             "other": sum(contract in o["contracts"] for o in others),
+            "requirements": sum(r.contract == contract for r in catalog().values()),
         }
         for contract in CONTRACT_IDS
         if not contracts or contract in contracts
     }
+    chosen_requirements = [
+        r for r in catalog().values() if not contracts or r.contract in contracts
+    ]
     return {
         "protocol": PROTOCOL_VERSION,
         "contracts": counts,
-        "cases": [_summary(case) for case in chosen],
+        "cases": [
+            {**_summary(case), "requirements": list(requirements_of(f"{EXAMPLE_TEST}[{case.id}]"))}
+            for case in chosen
+        ],
         "properties": props,
         "other": others,
+        "requirements": {r.id: r.as_json(checks=True) for r in chosen_requirements},
+        "unchecked": [r.id for r in chosen_requirements if not r.checked],
         "note": PROPERTIES_NOTE,
     }
 
@@ -129,20 +192,42 @@ def render_listing(data: dict[str, Json]) -> str:
         requires = f" (needs {', '.join(case['requires'])})" if case["requires"] else ""
         lines.append(f"{case['id']}  [{', '.join(case['contracts'])}]{requires}")
         lines.append(f"    why: {case['why']}")
+        lines.append(f"    checks: {', '.join(case['requirements']) or '(no requirement)'}")
     for kind, key in (("property", "properties"), ("test", "other")):
         for test in data[key]:
             lines.append(f"{test['module']}::{test['test']}  [{', '.join(test['contracts'])}]")
             lines.append(f"    {kind}: {test['why']}")
+            lines.append(f"    checks: {', '.join(test['requirements']) or '(no requirement)'}")
     width = max(len(contract) for contract in data["contracts"])
     lines.append("")
-    lines.append(f"{'contract ID':<{width}}  cases  properties  other")
+    lines.append(f"{'contract ID':<{width}}  cases  properties  other  requirements")
     for contract, count in data["contracts"].items():
         lines.append(
             f"{contract:<{width}}  {count['cases']:>5}  {count['properties']:>10}  "
-            f"{count['other']:>5}"
+            f"{count['other']:>5}  {count['requirements']:>12}"
         )
     lines.append(data["note"])
+    lines.append("")
+    lines.extend(_render_requirements(data["requirements"], data["unchecked"]))
     return "\n".join(lines)
+
+
+def _render_requirements(requirements: dict[str, Json], unchecked: list[str]) -> list[str]:
+    """Each requirement with what checks it, then the requirements no case or test checks."""
+    lines = [f"requirements ({len(requirements)}), each with the cases and tests that check it:"]
+    for identifier, entry in requirements.items():
+        lines.append(f"{identifier}  {entry['text']}")
+        lines.append(f"    source: {entry['source']}")
+        checks = [*entry["cases"], *entry["tests"]]
+        lines.append(
+            f"    checked by: {', '.join(checks)}" if checks else "    checked by: nothing"
+        )
+    lines.append("")
+    lines.append(f"requirements no case or test checks ({len(unchecked)}):")
+    for identifier in unchecked:
+        reason = requirements[identifier].get("unchecked", "NO REASON GIVEN: a gap in the suite")
+        lines.append(f"  {identifier}: {reason}")
+    return lines
 
 
 def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:

@@ -9,6 +9,9 @@ The report knows every test the run collected, so it says honestly what did not 
 left out by ``-k``, ``--contract`` and the like is *deselected*; one selected but never run (``-x``,
 an interrupted run, an implementation stopped after a failed handshake or ``--max-errors``) is
 *not reached*. A contract with tests that did not run is never called "conforms".
+
+The same counts are kept per requirement (`conformance.requirements`): a test counts under every
+requirement of the catalog that claims it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, Final, Literal, get_args
 
 from ..judge.case import CONTRACT_IDS
 from ..judge.jsontext import dumps
+from ..requirements import Requirement, catalog, requirements_of
 
 Outcome = Literal[
     "passed",
@@ -59,7 +63,7 @@ _STATUS_ORDER: Final[tuple[Status, ...]] = (
 )
 
 #: The JSON report's format; bumped when a field changes meaning (see README, "The JSON report").
-REPORT_FORMAT: Final = 2
+REPORT_FORMAT: Final = 3
 
 
 @dataclass
@@ -83,6 +87,12 @@ class Report:
     def __init__(self, contracts: Iterable[str] = CONTRACT_IDS) -> None:
         #: The contract IDs the table shows (all of them, unless the run was restricted).
         self.contracts = tuple(contracts)
+        #: Their requirements (`conformance.requirements`), by ID.
+        self.requirements: dict[str, Requirement] = {
+            identifier: requirement
+            for identifier, requirement in catalog().items()
+            if requirement.contract in self.contracts
+        }
         self.results: dict[tuple[str, str], Result] = {}
         self.implementations: dict[str, ImplementationInfo] = {}
         #: Every collected test, by (implementation, test): its contract IDs.
@@ -123,6 +133,25 @@ class Report:
                     counts[contract][result.outcome] += 1
         return counts
 
+    def requirement_tally(self, implementation: str) -> dict[str, dict[Outcome, int]]:
+        """Like `tally`, by requirement: a test counts under each requirement that claims it."""
+        counts: dict[str, dict[Outcome, int]] = {
+            requirement: dict.fromkeys(OUTCOMES, 0) for requirement in self.requirements
+        }
+        for result in self.of(implementation):
+            for requirement in requirements_of(result.test):
+                if requirement in counts:
+                    counts[requirement][result.outcome] += 1
+        return counts
+
+    def broken_requirements(self, implementation: str) -> list[str]:
+        """The requirements a failed or errored test of ``implementation`` checks."""
+        return [
+            identifier
+            for identifier, row in self.requirement_tally(implementation).items()
+            if row["failed"] or row["errored"]
+        ]
+
     def selection(self, implementation: str) -> dict[str, int]:
         """How many tests were collected, run, deselected and not reached."""
         outcomes = [r.outcome for r in self.of(implementation)]
@@ -162,7 +191,8 @@ class Report:
 
     def render(self, colour: bool = False) -> str:
         """The report a person reads: one table per implementation, or, for several, one
-        comparison; then what did not run, and every failure, error or stale entry once."""
+        comparison; then what did not run, the requirements a failing test checks, and every
+        failure, error or stale entry once."""
         labels = self.labels()
         blocks = []
         if len(labels) > 1:
@@ -177,6 +207,9 @@ class Report:
             else:
                 blocks.append(f"{title}: {_paint(self.status(label), colour)}")
             blocks.append(selection_line(self.selection(label)))
+            broken = self.broken_requirements(label)
+            if broken:
+                blocks.append(f"requirements not met ({len(broken)}): {', '.join(broken)}")
             for result in self.problems(label):
                 blocks.append(
                     f"  {result.outcome.upper()} {result.test} [{', '.join(result.contracts)}]"
@@ -238,6 +271,7 @@ class Report:
         implementations = []
         for label in self.labels():
             tallies = self.tally(label)
+            by_requirement = self.requirement_tally(label)
             implementations.append(
                 {
                     "label": label,
@@ -248,13 +282,27 @@ class Report:
                         contract: {**row, "verdict": verdict(row)}
                         for contract, row in tallies.items()
                     },
-                    "results": [_result_json(r) for r in self.of(label)],
+                    "requirements": {
+                        identifier: {
+                            **row,
+                            "verdict": requirement_verdict(self.requirements[identifier], row),
+                        }
+                        for identifier, row in by_requirement.items()
+                    },
+                    "results": [
+                        {**_result_json(r), "requirements": list(requirements_of(r.test))}
+                        for r in self.of(label)
+                    ],
                 }
             )
         document = {
             "format": REPORT_FORMAT,
             "suite": suite or {},
             "status": self.overall(),
+            "requirements": {
+                identifier: requirement.as_json(checks=False)
+                for identifier, requirement in self.requirements.items()
+            },
             "implementations": implementations,
         }
         return dumps(document, indent=2)
@@ -310,6 +358,16 @@ def _paint(text: str, colour: bool) -> str:
     incomplete); the caller decides, honouring NO_COLOR and pytest's ``--color``."""
     code = next((c for prefix, c in _COLOURS.items() if text.startswith(prefix)), None)
     return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def requirement_verdict(requirement: Requirement, row: dict[Outcome, int]) -> str:
+    """A requirement's verdict: that of its tests, as for a contract; one that no case can check
+    says so (its reason is the requirement's ``unchecked``)."""
+    return (
+        "unchecked: cannot be checked through the protocol"
+        if requirement.unchecked
+        else verdict(row)
+    )
 
 
 def verdict(row: dict[Outcome, int]) -> str:

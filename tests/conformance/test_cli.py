@@ -16,6 +16,7 @@ import conformance
 from conformance.cases import all_cases
 from conformance.harness.protocol import PROTOCOL_VERSION
 from conformance.judge.case import CONTRACT_IDS, compare
+from conformance.requirements import catalog
 from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
 
@@ -50,12 +51,33 @@ def test_list_as_json_names_every_case_with_its_contracts_and_why(
     listed = {test["module"] for test in data["properties"] + data["other"]}
     assert {m for m in modules if m.startswith("test_")} == listed | {"test_examples"}
     for counts in data["contracts"].values():
-        assert set(counts) == {"cases", "properties", "other"}
+        assert set(counts) == {"cases", "properties", "other", "requirements"}
+
+
+def test_list_shows_each_requirement_with_what_checks_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    requirements = data["requirements"]
+    assert list(requirements) == list(catalog())
+    for case in data["cases"]:
+        for identifier in case["requirements"]:
+            assert case["id"] in requirements[identifier]["cases"]
+    unchecked = [key for key, entry in requirements.items() if not entry["cases"] + entry["tests"]]
+    assert data["unchecked"] == unchecked
+    assert all(requirements[key]["unchecked"] for key in unchecked)
+    assert all("unchecked" not in requirements[key] for key in set(requirements) - set(unchecked))
+    counts = data["contracts"]["PROMPT-STRICT-RENDER"]["requirements"]
+    assert counts == sum(key.startswith("PROMPT-STRICT-RENDER.") for key in requirements)
 
 
 def test_list_as_text_can_be_restricted_to_a_contract(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list", "--contract", "PROMPT-TOOL-ORDER"]) == 0
     text = capsys.readouterr().out
+    assert "PROMPT-TOOL-ORDER.2  A configured tool order with a duplicate name" in text
+    assert "    checks: PROMPT-TOOL-ORDER.2, PROMPT-TOOL-ORDER.11\n" in text  # duplicate name
+    assert "PROMPT-STRICT-RENDER.1 " not in text
     assert "registry/config-tool-order-duplicate-name  [PROMPT-TOOL-ORDER]" in text
     assert "render/all-empty-renders-empty-string" not in text
 

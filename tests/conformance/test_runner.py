@@ -20,6 +20,7 @@ from xml.etree import ElementTree
 from jsonschema import Draft202012Validator
 
 import conformance
+from conformance.requirements import catalog
 from conformance.run.catalog import cases
 from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
@@ -403,3 +404,33 @@ def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(tmp_pa
     assert status != 0
     assert tally["failed"] > 0 and tally["passed"] == 0, tally
     assert "not {sessionId, log, requests}" in output
+
+
+def test_the_json_report_counts_each_test_under_the_requirements_claiming_it() -> None:
+    contract = "PROMPT-STRICT-RENDER"
+    linear = "test_render_time_grows_linearly"  # PROMPT-STRICT-RENDER.12 names it, and only it
+    grammar = "test_render_follows_the_grammar"
+    report = Report([contract])
+    for test in (linear, grammar):
+        report.collect("impl", test, (contract,))
+    report.record(Result(linear, "impl", (contract,), "failed", "grew by x52"))
+    report.deselect("impl", grammar)
+    document = json.loads(
+        report.to_json({"name": "dsh-prompt-conformance", "version": "0", "protocol": 1})
+    )
+    REPORT_SCHEMA.validate(document)
+    assert document["format"] == 3
+    assert set(document["requirements"]) == {
+        identifier for identifier in catalog() if identifier.startswith(f"{contract}.")
+    }
+    assert document["requirements"][f"{contract}.12"]["contract"] == contract
+    (implementation,) = document["implementations"]
+    by_requirement = implementation["requirements"]
+    assert by_requirement[f"{contract}.12"]["failed"] == 1
+    assert by_requirement[f"{contract}.12"]["verdict"] == "DOES NOT CONFORM"
+    assert by_requirement[f"{contract}.4"]["deselected"] == 1  # the grammar property checks .4
+    assert by_requirement[f"{contract}.4"]["verdict"] == "not selected"
+    results = {result["test"]: result for result in implementation["results"]}
+    assert results[linear]["requirements"] == [f"{contract}.12"]
+    assert f"{contract}.4" in results[grammar]["requirements"]
+    assert f"requirements not met (1): {contract}.12" in report.render()

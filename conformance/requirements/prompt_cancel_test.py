@@ -1,0 +1,62 @@
+"""PROMPT-CANCEL-TEST, one rule per requirement (CONTRACTS.md, "PROMPT-CANCEL-TEST")."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .requirement import Requirement
+
+CONTRACT: Final = "PROMPT-CANCEL-TEST"
+_SECTION: Final = "PROMPT-CANCEL-TEST"
+
+REQUIREMENTS: Final = (
+    Requirement(
+        "PROMPT-CANCEL-TEST.1",
+        "A turn cancelled (cause `user`) or whose owner is disposed (cause `disposed`) while the "
+        "step's assembly is blocked, on a listener or a provider, ends `aborted` with that cause "
+        "once the assembly settles.",
+        _SECTION,
+        'then once assembly settles the turn ends `turn/end {reason: {kind: "aborted", reason: '
+        "<cause>}}`",
+        cases=(
+            "loop/cancel-while-assembly-blocked-aborts-the-turn",
+            "loop/dispose-while-assembly-blocked-aborts-the-turn",
+            "loop/dispose-while-a-provider-blocks-aborts-the-turn",
+            "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+        ),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.2",
+        "Such a turn logs nothing of its step (no step events, user message, header, request "
+        "context, chunk or assistant message) and the adapter receives no request; a follow-up "
+        "sent meanwhile gets the next turn.",
+        _SECTION,
+        "the log has no `step/start`, `step/end`, `user/message` of that step, `request/header`, "
+        "`request/context`, `assistant/chunk` or `assistant/message` for it, and the model "
+        "adapter received no request.",
+        cases=(
+            "loop/cancel-while-assembly-blocked-aborts-the-turn",
+            "loop/dispose-while-assembly-blocked-aborts-the-turn",
+            "loop/dispose-while-a-provider-blocks-aborts-the-turn",
+            "loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
+        ),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.3",
+        "The assembly context carries the turn's abort signal: a listener waiting for it "
+        "settles as soon as the turn is cancelled.",
+        _SECTION,
+        "The assembly context carries the turn's abort signal so a cooperative listener can stop "
+        "early.",
+        cases=("loop/cancel-reaches-a-cooperative-listener-through-the-signal",),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.4",
+        "A turn cancelled while its `agent/request-error` decision is pending ends `aborted` "
+        "with the cause, with no assistant message for the failed stream (CONTRACTS.md does not "
+        "say it; the upstream notes do, 8.3 row g).",
+        "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
+        "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
+        cases=("loop/cancel-during-the-request-error-decision-aborts-the-turn",),
+    ),
+)

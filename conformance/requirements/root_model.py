@@ -1,0 +1,193 @@
+"""ROOT-MODEL, one rule per requirement (CONTRACTS.md, "ROOT-MODEL and
+LOGGEDLOOP-REQUEST-INVARIANT" and "The session log (what ROOT-MODEL anchors to)")."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .requirement import Requirement
+
+CONTRACT: Final = "ROOT-MODEL"
+_ROOT: Final = "ROOT-MODEL and LOGGEDLOOP-REQUEST-INVARIANT"
+_LOG: Final = "The session log (what ROOT-MODEL anchors to)"
+_REJECTED: Final = "An append is validated in full before anything changes"
+
+REQUIREMENTS: Final = (
+    Requirement(
+        "ROOT-MODEL.1",
+        "Before a request reaches a model adapter, its stable state is in a `request/header` "
+        "event and its message context on the session surface.",
+        _ROOT,
+        "every one of them is anchored in the log before the request reaches a model adapter",
+        tests=("test_loop_invariant",),
+    ),
+    Requirement(
+        "ROOT-MODEL.2",
+        "The log is append-only, each event's `seq` its index from 0, contiguous: a refused "
+        "append takes no seq.",
+        _LOG,
+        "`seq` equals the event's index (contiguous from 0)",
+        cases=("session/failed-append-takes-no-seq",),
+        tests=("test_surface_follows_a_plain_list_model",),
+    ),
+    Requirement(
+        "ROOT-MODEL.3",
+        "The surface is the ordered list of visible seqs: an append adds the event at the end, a "
+        "replace puts it in place of the nodes from `start` to `end` inclusive.",
+        _LOG,
+        "The surface is the ordered list of visible seqs: `append` adds the event at the end; a "
+        "replace removes the nodes from `start` to `end` inclusive and puts the new event in "
+        "their place.",
+        cases=(
+            "session/append-builds-surface-and-messages",
+            "session/replace-takes-the-place-of-its-range",
+        ),
+        tests=("test_surface_follows_a_plain_list_model",),
+    ),
+    Requirement(
+        "ROOT-MODEL.4",
+        "The derived messages are the surface's events mapped to their logged message objects, "
+        "verbatim; an assistant message with empty content derives nothing.",
+        _LOG,
+        "Derived messages = the surface's events mapped to their messages (`user/message` → its "
+        "data, `assistant/message` → `data.message` unless its content is empty, `tool/result` → "
+        "`data.message`).",
+        cases=(
+            "session/append-builds-surface-and-messages",
+            "session/messages-are-the-logged-objects-verbatim",
+            "session/assistant-message-without-content-derives-nothing",
+        ),
+        tests=("test_golden_tool_round_trip_messages", "test_surface_follows_a_plain_list_model"),
+    ),
+    Requirement(
+        "ROOT-MODEL.5",
+        "A refused append leaves the log, the surface and every projection exactly as they were.",
+        _LOG,
+        f"{_REJECTED}: a rejected append leaves the log, the surface and every projection "
+        "exactly as they were",
+        cases=("session/failed-append-takes-no-seq",),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.6",
+        "`data` or surface metadata that is not lossless JSON (an absent value for an absent key, "
+        "NaN, ±Infinity, -0, non-plain objects, cycles) is refused: session-non-json.",
+        _LOG,
+        "`session-non-json`: `data` or the surface metadata is not lossless JSON",
+        cases=("session/non-json-data-is-rejected",),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.7",
+        "A `request/header-delta` event, or a `request/header` with reason `fallback`, is "
+        "refused: session-legacy-header.",
+        _LOG,
+        "`session-legacy-header`: a `request/header-delta` event, or a `request/header` with "
+        "reason `fallback`",
+        cases=("session/legacy-header-formats-are-refused",),
+    ),
+    Requirement(
+        "ROOT-MODEL.8",
+        "A `user/message`, `assistant/message` or `tool/result` without `surfaceOp` is refused: "
+        "surface-op-required.",
+        _LOG,
+        "`surface-op-required`: a `user/message`, `assistant/message` or `tool/result` without "
+        "`surfaceOp`",
+        cases=("session/surface-eligible-events-need-a-surface-op",),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.9",
+        "Any other event type carrying `surfaceOp` or `sourceEventSeqs` is refused: "
+        "surface-op-forbidden.",
+        _LOG,
+        "`surface-op-forbidden`: any other type carrying `surfaceOp` or `sourceEventSeqs`",
+        cases=("session/other-events-cannot-carry-surface-metadata",),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.10",
+        'A `surfaceOp` other than `"append"` or exactly `{op: "replace", start, end}` with '
+        "non-negative integer seqs, or a replace whose ends are not both on the surface in "
+        "order, is refused: surface-replace-invalid.",
+        _LOG,
+        "`surface-replace-invalid`: a malformed `surfaceOp`, or a replace whose `start`/`end` are "
+        "not both on the surface in order",
+        cases=(
+            "session/malformed-surface-ops-are-rejected",
+            "session/replace-range-must-be-on-the-surface-in-order",
+        ),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.11",
+        "`sourceEventSeqs` that are empty (but on an `assistant/message`), duplicated, not below "
+        "the event's seq, or that do not cover every node a replace shadows are refused: "
+        "source-seqs-invalid.",
+        _LOG,
+        "`source-seqs-invalid`: `sourceEventSeqs` empty (allowed on `assistant/message` only), "
+        "duplicated, not below the event's seq, or — for a replace — not covering every shadowed "
+        "surface node",
+        cases=("session/source-seqs-rules", "session/replace-must-cite-every-shadowed-node"),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.12",
+        "A `tool/result` replacement must shadow exactly one `tool/result` and change only its "
+        "block's own content: else tool-result-replace-invalid.",
+        _LOG,
+        "`tool-result-replace-invalid`: a `tool/result` replacement that shadows anything but "
+        "exactly one `tool/result`, or changes anything but `data.message.content[0].content`",
+        cases=(
+            "session/tool-result-replacement-changes-only-the-block-content",
+            "session/tool-result-replacement-keeps-is-error",
+        ),
+        tests=("test_a_rejected_append_changes_nothing",),
+    ),
+    Requirement(
+        "ROOT-MODEL.13",
+        "A session over a seed validates it and appends `session/end-seed` after it, unless the "
+        "seed already ends with one.",
+        _LOG,
+        "A session built over a seed (events written by earlier runs) validates them and appends "
+        "`session/end-seed` after them (unless the seed already ends with one)",
+        cases=(
+            "session/seed-is-validated-then-end-seed-appended",
+            "session/seed-ending-with-end-seed-gets-no-second-one",
+        ),
+    ),
+    Requirement(
+        "ROOT-MODEL.14",
+        "A seeded event whose `seq` is not its index is refused: seq-not-contiguous.",
+        _LOG,
+        "`seq-not-contiguous` (seeding): a seeded event whose `seq` is not its index",
+        cases=("session/seed-seq-must-be-its-index",),
+    ),
+    Requirement(
+        "ROOT-MODEL.15",
+        "Seeded events are checked against the append rules, and only against them.",
+        _LOG,
+        "Seeded events are checked only against these append rules.",
+        cases=("session/seeded-events-pass-every-append-rule",),
+    ),
+    Requirement(
+        "ROOT-MODEL.16",
+        "The header in force is the last `request/header` snapshot of the log, canonicalized; "
+        "with none logged, none is in force.",
+        "PROMPT-HEADER-CANONICAL",
+        "Offline replay folds the log's `request/header` events: the last full snapshot, "
+        "canonicalized, is the header in force.",
+        cases=("session/header-fold-last-snapshot-wins",),
+    ),
+    Requirement(
+        "ROOT-MODEL.17",
+        "A serialized log (JSON Lines) omits absent optional fields, never writes null for them, "
+        "and holds finite numbers, never -0, and unique keys.",
+        _LOG,
+        "In a serialized log (JSON Lines), an absent optional field is omitted, never `null`; "
+        "numbers are finite and never negative zero; object keys are unique.",
+        unchecked="a rule of the JSON Lines file an implementation writes, which the protocol "
+        "never carries (it reports logs as protocol JSON); `dsh-conformance check-log` checks a "
+        "recorded file offline.",
+    ),
+)
