@@ -21,6 +21,7 @@ from conformance.run.summary import load, markdown
 Json = Any
 SUITE = {"name": "dsh-prompt-conformance", "version": "9.9", "protocol": 1}
 CONTRACT = "PROMPT-TOOL-ORDER"
+REQUIREMENT = f"{CONTRACT}.1"
 REPORT_SCHEMA = Draft202012Validator(
     json.loads((Path(conformance.__file__).parent / "run" / "report.schema.json").read_text())
 )
@@ -40,6 +41,7 @@ def implementation(label: str, outcomes: dict[str, str]) -> Json:
             "contracts": [CONTRACT],
             "outcome": outcome,
             "message": f"{test}: expected 1, got 2\nwhy: a rule" if outcome == "failed" else "",
+            "requirements": [REQUIREMENT],
         }
         if outcome == "failed":
             result["ops"] = [{"op": "assemble", "assembly": "a", "scope": None}]
@@ -57,6 +59,9 @@ def implementation(label: str, outcomes: dict[str, str]) -> Json:
             "not applicable": 0,
         },
         "contracts": {CONTRACT: {**tally, "verdict": "DOES NOT CONFORM" if failed else "conforms"}},
+        "requirements": {
+            REQUIREMENT: {**tally, "verdict": "DOES NOT CONFORM" if failed else "conforms"}
+        },
         "results": results,
     }
 
@@ -66,6 +71,9 @@ def write_report(path: Path, *implementations: Json, suite: Json = SUITE) -> str
         "format": REPORT_FORMAT,
         "suite": suite,
         "status": "conforms",
+        "requirements": {
+            REQUIREMENT: {"contract": CONTRACT, "text": "a rule", "source": "a sentence"}
+        },
         "implementations": list(implementations),
     }
     assert not list(REPORT_SCHEMA.iter_errors(document)), "the fixture itself must be a report"
@@ -87,7 +95,7 @@ def test_markdown_shows_each_verdict_and_only_the_disagreements(two_runs: list[s
     assert "- **a**: conforms (ran 2 of 2 tests)" in text
     assert "- **b**: does not conform (ran 2 of 2 tests)" in text
     assert f"| {CONTRACT} | conforms (2 passed) | DOES NOT CONFORM (1 passed, 1 failed) |" in text
-    assert "| `t2` | passed | failed |" in text
+    assert f"| {REQUIREMENT} | `t2` | passed | failed |" in text
     assert "`t1`" not in text
 
 
