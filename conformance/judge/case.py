@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from .jsontext import show
 from .jsonvalues import same_json_text, strict_equal
-from .logview import compare_loop
+from .logview import compare_loop, compared_view
 from .wire_compare import WIRE_COMPARISONS
 
 Json = Any
@@ -108,6 +108,14 @@ def mismatches(case: Case, observations: list[Json]) -> list[str]:
         if problem:
             problems.append(f"op #{index} {describe_op(op)}: {problem}")
     return problems
+
+
+def compared_part(expected: Json, observed: Json) -> Json:
+    """What `compare` compares ``expected`` with: the loop-log view for a loop expectation (an
+    ``observe`` op), else the observation itself."""
+    if isinstance(expected, dict) and {"log", "types", "requests"} & set(expected):
+        return compared_view(expected, observed)
+    return observed
 
 
 def compare(expected: Json, observed: Json) -> str | None:

@@ -16,7 +16,7 @@ import pytest
 from ..harness.protocol import Handshake, ProtocolError
 from ..harness.transport import Implementation
 from ..harness.validate import cut
-from ..judge.case import Case, describe_op, expected_observation, mismatches
+from ..judge.case import Case, compared_part, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
 from ..judge.invariant import check_requests
 from ..judge.jsontext import dumps
@@ -198,7 +198,8 @@ def failure_message(
             placed.update(sentences)
             lines.append(f"  - {cut(sentences[0], _SENTENCE_CHARS)}")
             expected = expected_observation(op)
-            lines += [f"      {line}" for line in describe(expected, observed)]
+            compared = compared_part(expected, observed)
+            lines += [f"      {line}" for line in describe(expected, compared)]
     lines += [f"  - {problem}" for problem in problems if problem not in placed]
     lines.append(f"why: {case.why}")
     return "\n".join(lines)
