@@ -20,7 +20,7 @@ from ..judge.case import Case, compared_part, describe_op, expected_observation,
 from ..judge.diff import describe
 from ..judge.invariant import check_requests
 from ..judge.jsontext import dumps
-from ..judge.logfold import fold_log
+from ..judge.logfold import fold_log, seeded_length
 
 Json = Any
 
@@ -56,7 +56,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
         if _final_problem(final) is None:
             problems += [
                 f"agent {agent!r}, the suite's fold of its log: {violation}"
-                for violation in fold_log(final["log"]).violations
+                for violation in fold_log(final["log"], seeded_length(final["log"])).violations
                 if violation.contract in case.contracts
             ]
     _fail_on(case, observations, problems, case.contracts)
@@ -87,7 +87,7 @@ def check_invariant(impl: Implementation, case: Case) -> None:
         ]
         problems += [
             f"agent {agent!r}, the suite's fold of its log: {violation}"
-            for violation in fold_log(log).violations
+            for violation in fold_log(log, seeded_length(log)).violations
             if violation.contract in contracts
         ]
     _fail_on(case, observations, problems, contracts)
