@@ -46,6 +46,18 @@ def _wrong_type(field: str, value: Json, label: str, contracts: tuple[str, ...])
     )
 
 
+def _null_field(
+    field: str, default: str, *ops: Json, contracts: tuple[str, ...] = REGISTRY
+) -> Case:
+    return Case(
+        id=f"registry/config-{field}-null-means-absent",
+        contracts=contracts,
+        why=f"A field given as null means absent (its default), for every field: {field}: "
+        f"null, so {default}.",
+        ops=(s.configure({field: None}), *ops),
+    )
+
+
 CASES: list[Case] = [
     # -- built-in sections ----------------------------------------------------------------
     Case(
@@ -603,34 +615,29 @@ CASES: list[Case] = [
             ("toolOrder", [1, s.UNLISTED_TOOLS], "a-number-in-the-list", (*REGISTRY, *TOOL_ORDER)),
         )
     ],
-    Case(
-        id="registry/config-null-means-absent",
+    # A field given as null: one case per field, so that one departure fails one case.
+    _null_field(
+        "includeHarnessIdentity",
+        "the identity section is registered",
+        s.assemble("a", expect=s.assembly(sections=_sections())),
+    ),
+    _null_field(
+        "includeRuntimeContext",
+        "runtime context is not suppressed",
+        s.context("clock", "clock", 1, "noon"),
+        s.assemble("a", expect=s.assembly(contexts=[s.entry("clock", "noon")])),
+    ),
+    _null_field(
+        "persona",
+        "the persona section's text is ''",
+        s.assemble("a", expect=s.assembly(sections=_sections())),
+    ),
+    _null_field(
+        "toolOrder",
+        "tools sort in plain code-unit order (the upstream throws a TypeError: a departure)",
+        s.tools("tools", s.provider(s.toolset(s.schema("b"), s.schema("a")))),
+        s.assemble("a", expect=s.assembly(tools=[s.schema("a"), s.schema("b")])),
         contracts=(*REGISTRY, *TOOL_ORDER),
-        why=(
-            "A field given as null means absent (its default), for every field including "
-            "toolOrder: the identity section is registered, persona is '', runtime context is "
-            "not suppressed, and tools sort in plain code-unit order."
-        ),
-        ops=(
-            s.configure(
-                {
-                    "includeHarnessIdentity": None,
-                    "includeRuntimeContext": None,
-                    "persona": None,
-                    "toolOrder": None,
-                }
-            ),
-            s.context("clock", "clock", 1, "noon"),
-            s.tools("tools", s.provider(s.toolset(s.schema("b"), s.schema("a")))),
-            s.assemble(
-                "a",
-                expect=s.assembly(
-                    sections=_sections(),
-                    contexts=[s.entry("clock", "noon")],
-                    tools=[s.schema("a"), s.schema("b")],
-                ),
-            ),
-        ),
     ),
     # -- configuration: toolOrder validation at load time ----------------------------------
     _bad_tool_order(
