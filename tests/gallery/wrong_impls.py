@@ -837,6 +837,55 @@ class LinesEndAtLineFeed(Driver):
         sse.SSEDecoder._field = stripping  # type: ignore[method-assign]
 
 
+class ToolProvidersFromLayersAtStep3(Driver):
+    """Tool providers are read from the chain's layers as they exist at step 3, so one that a
+    variable provider registered into a layer it created is seen at once."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
+                chain = _layer_chain((context or AssembleContext()).scope)
+                evaluate = self._evaluate_tool_providers
+
+                async def live(layers, context):  # type: ignore[no-untyped-def]
+                    return await evaluate(self._existing_layers(chain), context)
+
+                self._evaluate_tool_providers = live  # type: ignore[method-assign]
+                try:
+                    return await super().assemble(context)
+                finally:
+                    del self._evaluate_tool_providers
+
+        return Registry(config)
+
+
+class SectionMapsFromLayersAtStart(Driver):
+    """The section and context maps are formed from the layers that existed when the assembly
+    started, so a section a variable provider registered into a layer it created is missed."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
+                start = set(
+                    map(
+                        id,
+                        self._existing_layers(_layer_chain((context or AssembleContext()).scope)),
+                    )
+                )
+                existing = self._existing_layers
+
+                def at_start(chain):  # type: ignore[no-untyped-def]
+                    return [layer for layer in existing(chain) if id(layer) in start]
+
+                self._existing_layers = at_start  # type: ignore[method-assign]
+                try:
+                    return await super().assemble(context)
+                finally:
+                    del self._existing_layers
+
+        return Registry(config)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -890,6 +939,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NullToolOrderRejected": "PROMPT-REGISTRY-CONTRACT",
     "ThreeByteUtf8": "PROMPT-DEEPSEEK-WIRE",
     "LinesEndAtLineFeed": "PROMPT-DEEPSEEK-WIRE",
+    "ToolProvidersFromLayersAtStep3": "PROMPT-ASSEMBLY-PIPELINE",
+    "SectionMapsFromLayersAtStart": "PROMPT-ASSEMBLY-PIPELINE",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -903,4 +954,10 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "NullToolOrderRejected": ("test_example[registry/config-toolOrder-null-means-absent]",),
     "ThreeByteUtf8": ("test_example[deepseek/stream-split-inside-utf8]",),
     "LinesEndAtLineFeed": ("test_example[deepseek/stream-bare-cr-line-ends]",),
+    "ToolProvidersFromLayersAtStep3": (
+        "test_example[pipeline/variable-provider-creates-a-layer-its-tool-provider-waits]",
+    ),
+    "SectionMapsFromLayersAtStart": (
+        "test_example[pipeline/variable-provider-creates-a-layer-its-section-is-seen]",
+    ),
 }
