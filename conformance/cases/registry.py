@@ -7,6 +7,7 @@ Also the load-time validation of `toolOrder` (CONTRACTS.md, "Configuration"), wh
 from __future__ import annotations
 
 from ..judge.case import Case
+from ..judge.logview import ABSENT
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
 
@@ -58,6 +59,9 @@ def _null_field(
     )
 
 
+#: Variable names outside the grammar `^[a-z][a-z0-9_]*$`.
+BAD_NAMES = ("Model", "aB", "1a", "_a", "a-b", "a b", "", "modèle", "abc\n", "a.b")
+
 CASES: list[Case] = [
     # -- built-in sections ----------------------------------------------------------------
     Case(
@@ -69,9 +73,7 @@ CASES: list[Case] = [
             "config persona, default ''); they are ordinary sections and nothing else is there."
         ),
         ops=(
-            s.assemble(
-                "a", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={})
-            ),
+            s.assemble("a", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[])),
             s.render("a", expect=s.text(s.IDENTITY_TEXT)),
             s.counts(expect=s.evaluations(changes=0)),
         ),
@@ -348,7 +350,7 @@ CASES: list[Case] = [
                 layer="s",
                 expect=s.error("scripted-failure"),
             ),
-            s.assemble("a1", "s", expect=s.assembly(variables={})),
+            s.assemble("a1", "s", expect=s.assembly(variables={"x": ABSENT})),
             s.variable("second", "x", s.provider("second"), layer="s"),
             s.assemble("a2", "s", expect=s.assembly(variables={"x": "second"})),
             s.counts(expect=s.evaluations(changes=3)),
@@ -396,7 +398,10 @@ CASES: list[Case] = [
             s.release("var"),
             s.release("tools"),
             s.assemble(
-                "a2", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={})
+                "a2",
+                expect=s.assembly(
+                    sections=BUILTINS, contexts=[], tools=[], variables={"v": ABSENT}
+                ),
             ),
             s.counts(expect=s.evaluations(var=1, tools=1)),
             s.section("sec-again", "a", 1, "A again"),
@@ -563,12 +568,10 @@ CASES: list[Case] = [
                     s.provider("x"),
                     expect=s.error("invalid-variable-name", where=name),
                 )
-                for index, name in enumerate(
-                    ["Model", "aB", "1a", "_a", "a-b", "a b", "", "modèle", "abc\n", "a.b"]
-                )
+                for index, name in enumerate(BAD_NAMES)
             ],
             s.counts(expect=s.evaluations(changes=0)),
-            s.assemble("a1", expect=s.assembly(variables={})),
+            s.assemble("a1", expect=s.assembly(variables=dict.fromkeys(BAD_NAMES, ABSENT))),
             s.variable("v1", "a", s.provider("1")),
             s.variable("v2", "a1", s.provider("2")),
             s.variable("v3", "a_", s.provider("3")),
