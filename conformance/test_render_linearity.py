@@ -6,7 +6,9 @@ n units and on one of 8n units, each timed end to end (the best of several runs,
 loaded machine only ever adds time), and the test fails when the time grew by more than
 `BOUND` — twice what linear work gives, half what quadratic work gives. The message carries the
 measured figures. The text is the upstream's worst case: lone ``{{`` with no ``}}`` anywhere, all
-literal, which the upstream's rescan for ``}}`` makes quadratic.
+literal, which the upstream's rescan for ``}}`` makes quadratic. Each unit holds a lone ``}``, so
+that rescan must stop at every later ``}`` to the end of the text: without one, a search that skips
+to the first ``}`` (JavaScript's ``indexOf`` does) runs so fast that the quadratic growth hides.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ RULE: Final = (
     "quadratic on inputs with many lone `{{`; ours must not be); a `{{` with no `}}` anywhere "
     "later is literal text."
 )
-UNIT: Final = "a {{ b "
+UNIT: Final = "a {{ } "
 #: Small enough that a quadratic renderer's large run stays far below the case timeout.
 SMALL: Final = 2_000
 GROWTH: Final = 8

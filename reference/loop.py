@@ -180,7 +180,9 @@ class Agent:
         pre_step: PreStepHook = _default_pre_step,
         request_error: RequestErrorHook = _default_request_error,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
-        clock: Callable[[], float] = lambda: time.time() * 1000,
+        # Integer milliseconds: a seeded event's `time` must be an integer (so a log this loop
+        # wrote can seed a later session).
+        clock: Callable[[], float] = lambda: time.time_ns() // 1_000_000,
     ) -> None:
         self.registry, self.scope, self.log, self.adapter = registry, scope, log, adapter
         self.config = snapshot(config)

@@ -325,22 +325,25 @@ class PromptRegistry:
     async def assemble(self, context: AssembleContext | None = None) -> Assembly:
         """Assemble the prompt for ``context.scope`` (PROMPT-ASSEMBLY-PIPELINE, in its order)."""
         context = context if context is not None else AssembleContext()
-        # "the scope chain and whether runtime context is suppressed are fixed when it starts"
+        # "the scope chain's layers and whether runtime context is suppressed are fixed when it
+        # starts": variables (step 1) and tool providers (step 3) are read from those layers only.
         chain = _layer_chain(context.scope)
+        layers = self._existing_layers(chain)
         suppressed = not self.config.include_runtime_context or any(
-            layer.suppressors for layer in self._existing_layers(chain)
+            layer.suppressors for layer in layers
         )
 
         # 1. evaluate variables
         variables = await self._evaluate_variables(chain, context)
 
         # 2. form the effective section and context maps — before any text is evaluated, so a
-        #    shadowed provider is never called (PROMPT-SCOPE-SHADOW).
+        #    shadowed provider is never called (PROMPT-SCOPE-SHADOW) — from the layers on the
+        #    chain now: one a variable provider created is in them.
         sections = self._effective(chain, "sections")
         contexts = self._effective(chain, "contexts")
 
         # 3. snapshot the tool providers, evaluate each once
-        schemas, known_names = await self._evaluate_tool_providers(chain, context)
+        schemas, known_names = await self._evaluate_tool_providers(layers, context)
 
         # 4. sort sections (ties: effective-map position; `sorted` is stable); at most one complete
         ordered_sections = sorted(sections.values(), key=lambda entry: entry.order)
@@ -382,15 +385,18 @@ class PromptRegistry:
         return self._apply_final_constraints(result, remembered, suppressed)
 
     async def _evaluate_tool_providers(
-        self, chain: list[Scope | None], context: AssembleContext
+        self, layers: list[_Layer], context: AssembleContext
     ) -> tuple[list[ToolSchema], set[str]]:
         """Schemas in provider order (global first, then farthest->nearest) and known names.
+
+        ``layers`` are those of the chain when the assembly started (PROMPT-ASSEMBLY-PIPELINE): a
+        tool provider a variable provider registered into a layer created since is not seen.
 
         PROMPT-ASSEMBLY-MUTATION-TEST: "Tool-provider membership is snapshotted before any tool
         provider runs: a provider registered while providers are being evaluated contributes from
         the next assembly on."
         """
-        providers = [p for layer in self._existing_layers(chain) for p in layer.tool_providers]
+        providers = [p for layer in layers for p in layer.tool_providers]
         schemas: list[ToolSchema] = []
         known_names: set[str] = set()
         for provider in providers:

@@ -207,35 +207,50 @@ class SessionLog:
         return self._admit(type, data, op_json, source_event_seqs, time, ignorable=False)
 
     def _admit_seeded(self, index: int, raw: Mapping[str, Any]) -> None:
+        """One seeded event, in CONTRACTS.md's order: "A seed is checked for `session-non-json`
+        first, then for these [`session-event-invalid`] (and `session-legacy-header`), then for
+        `seq-not-contiguous`, then against the surface rules" (`_admit`)."""
         where = f"seed event #{index}"
         if not isinstance(raw, dict):
             raise _invalid(where, "an event is a JSON object")
+        type = raw.get("type")
+        _check_lossless(
+            str(type), raw.get("data"), raw.get("surfaceOp"), raw.get("sourceEventSeqs"), where
+        )
         unknown = sorted(set(raw) - ENVELOPE_KEYS)
         if unknown:
             raise _invalid(where, f"unknown envelope key(s) {unknown}")
-        missing = sorted({"type", "seq", "time", "data"} - set(raw))
-        if missing:
-            raise _invalid(where, f"missing envelope key(s) {missing}")
+        if "data" not in raw:
+            raise _invalid(where, "no `data`")
         nulls = sorted(key for key in ("surfaceOp", "sourceEventSeqs") if raw.get(key, 0) is None)
         if nulls:
             raise _invalid(where, f"{nulls} written as null: an absent field is omitted")
-        seq = raw["seq"]
-        if _as_seq(seq) != index:
+        if not isinstance(type, str):
+            raise _invalid(where, "`type` must be a string")
+        seq, time = _as_seq(raw.get("seq")), _as_integer(raw.get("time"))
+        if seq is None or seq > MAX_SAFE_INTEGER:
+            raise _invalid(
+                where, f"`seq` must be an integer in 0..2^53 - 1, got {raw.get('seq')!r}"
+            )
+        if time is None or abs(time) > MAX_SAFE_INTEGER:
+            raise _invalid(
+                where,
+                f"`time` must be an integer of magnitude <= 2^53 - 1, got {raw.get('time')!r}",
+            )
+        if raw.get("ignorable", True) is not True:
+            raise _invalid(where, "`ignorable`, when present, is `true`")
+        _check_not_legacy(type, raw["data"], where)
+        _check_shape(type, raw["data"], where)
+        if seq != index:
             raise ContractError(
                 "seq-not-contiguous", f"{where} has seq {seq!r}, expected {index}", where=where
             )
-        if not isinstance(raw["type"], str) or not raw["type"]:
-            raise _invalid(where, "`type` must be a non-empty string")
-        if type(raw["time"]) not in (int, float):
-            raise _invalid(where, "`time` must be a number")
-        if raw.get("ignorable", True) is not True:
-            raise _invalid(where, "`ignorable`, when present, is `true`")
         self._admit(
-            raw["type"],
+            type,
             raw["data"],
             raw.get("surfaceOp"),
             raw.get("sourceEventSeqs"),
-            raw["time"],
+            time,
             ignorable="ignorable" in raw,
         )
 
@@ -372,7 +387,7 @@ def _check_not_legacy(type: str, data: Json, where: str) -> None:
 
 
 def _check_shape(type: str, data: Json, where: str) -> None:
-    """The shapes the folds read (`session-event-invalid`, not named by CONTRACTS.md).
+    """The shapes the folds read (`session-event-invalid`; CONTRACTS.md lists them for seeds).
 
     The message checks are the upstream's seed checks (`upstream/loop-and-session.md` §1.6, §1.7),
     applied to every append here: the surface fold and the header fold read these fields, and a
@@ -505,13 +520,23 @@ def _parse_source_seqs(
     )
 
 
-def _as_seq(value: Json) -> int | None:
-    """A non-negative integer as JSON numbers carry it (``2.0`` is the integer 2), else ``None``."""
+#: JavaScript's `Number.MAX_SAFE_INTEGER`, 2^53 - 1: the bound of a seeded `seq` and `time`.
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+
+def _as_integer(value: Json) -> int | None:
+    """An integer as JSON numbers carry it (``2.0`` is 2; a bool is none), else ``None``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not value.is_integer():
         return None
-    return int(value) if value >= 0 else None
+    return int(value)
+
+
+def _as_seq(value: Json) -> int | None:
+    """A non-negative integer as JSON numbers carry it (``2.0`` is the integer 2), else ``None``."""
+    integer = _as_integer(value)
+    return integer if integer is not None and integer >= 0 else None
 
 
 def _position(surface: list[int], seq: int) -> int | None:

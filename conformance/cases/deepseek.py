@@ -495,13 +495,20 @@ STREAM_CASES: list[Case] = [
         ),
     ),
     wire_case(
-        "stream-split-inside-utf8-and-bare-cr",
-        "Lines may end in CR alone, and a stream ending in a bare CR still ends that line (here "
-        "the blank line after `[DONE]`); text split inside a multi-byte UTF-8 sequence decodes "
-        "whole.",
+        "stream-split-inside-utf8",
+        "Text split inside a multi-byte UTF-8 sequence decodes whole.",
         *every_split(
-            sse('{"choices":[{"delta":{"content":"' + UNICODE + '"}}]}', "[DONE]", line_end="\r"),
+            sse('{"choices":[{"delta":{"content":"' + UNICODE + '"}}]}', "[DONE]"),
             expect=stream([text(UNICODE)], STOP),
+        ),
+    ),
+    wire_case(
+        "stream-bare-cr-line-ends",
+        "Lines may end in CR alone, and a stream ending in a bare CR still ends that line (here "
+        "the blank line after `[DONE]`).",
+        *every_split(
+            sse('{"choices":[{"delta":{"content":"a"}}]}', "[DONE]", line_end="\r"),
+            expect=stream([text("a")], STOP),
         ),
     ),
     wire_case(

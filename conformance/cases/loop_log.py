@@ -37,6 +37,12 @@ def _seed(*, replaced: bool) -> list[Json]:
     return lp.envelopes(*events)
 
 
+#: An owned runtime-context message no current loop writes: the snapshot text of ``CLOCK`` under
+#: the bare owner source (no `form`, no `sections`), which a loop gives only the cleared marker.
+_FOREIGN = lp.user(lp.snapshot("x", CLOCK)["data"]["content"][0]["text"], "f0")
+_FOREIGN["data"]["source"] = lp.cleared("x")["data"]["source"]
+
+
 CASES = [
     # -- LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST ------------------------------------------
     Case(
@@ -306,6 +312,32 @@ CASES = [
                     *_relative(
                         _answered_turn(1, "next", 4, extra=(lp.snapshot("#5", CLOCK),)), 4
                     ),  # 4-16
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner",
+        contracts=RUNTIME,
+        requires=LOOP,
+        why=(
+            "Seeded events are checked only against the append rules: a seed may hold "
+            "runtime-context messages whose content no current loop would produce (here a "
+            "snapshot's text under the cleared marker's source). Over an existing log the "
+            "projection restores the newest owned `user/message` (owned = its source) still on "
+            "the surface, and its text equals the current context's snapshot: nothing proposed."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], seed=lp.envelopes(lp.user("earlier", "u0"), _FOREIGN)),
+            _clock_context(),
+            lp.followup("a", "next"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.user("earlier", "#1"),  # 0
+                    {**_FOREIGN, "data": {**_FOREIGN["data"], "id": "#2"}},  # 1
+                    lp.end_seed(),  # 2
+                    *_relative(_answered_turn(1, "next", 3), 3),  # 3-14
                 ],
             ),
         ),

@@ -808,6 +808,47 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        id="pipeline/variable-provider-creates-a-layer-its-tool-provider-waits",
+        contracts=PIPELINE,
+        why=(
+            "The scope chain's layers are fixed when the assembly starts, and tool providers "
+            "(step 3) are read from those layers only: a tool provider registered by a variable "
+            "provider into a layer that did not exist when the assembly started is not seen "
+            "(from the next assembly on, it is)."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable(
+                "var",
+                "x",
+                s.provider(
+                    "X",
+                    effects=[s.tools("late", s.provider(s.toolset(s.schema("late"))), layer="s")],
+                ),
+            ),
+            s.assemble("a1", "s", expect=s.assembly(tools=[])),
+            s.assemble("a2", "s", expect=s.assembly(tools=[s.schema("late")])),
+        ),
+    ),
+    Case(
+        id="pipeline/variable-provider-creates-a-layer-its-section-is-seen",
+        contracts=PIPELINE,
+        why=(
+            "The section and context maps of step 2 are formed from the layers on the chain at "
+            "that moment: a section registered by a variable provider into a layer that did not "
+            "exist when the assembly started is seen in that assembly."
+        ),
+        ops=(
+            s.scope("s"),
+            s.variable(
+                "var",
+                "x",
+                s.provider("X", effects=[s.section("late-sec", "late", 1, "L", layer="s")]),
+            ),
+            s.assemble("a", "s", expect=s.assembly(sections=_sections(s.entry("late", "L")))),
+        ),
+    ),
+    Case(
         id="pipeline/tool-provider-registers-section-too-late",
         contracts=PIPELINE,
         why=(

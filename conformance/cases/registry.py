@@ -7,6 +7,7 @@ Also the load-time validation of `toolOrder` (CONTRACTS.md, "Configuration"), wh
 from __future__ import annotations
 
 from ..judge.case import Case
+from ..judge.logview import ABSENT
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
 
@@ -46,6 +47,21 @@ def _wrong_type(field: str, value: Json, label: str, contracts: tuple[str, ...])
     )
 
 
+def _null_field(
+    field: str, default: str, *ops: Json, contracts: tuple[str, ...] = REGISTRY
+) -> Case:
+    return Case(
+        id=f"registry/config-{field}-null-means-absent",
+        contracts=contracts,
+        why=f"A field given as null means absent (its default), for every field: {field}: "
+        f"null, so {default}.",
+        ops=(s.configure({field: None}), *ops),
+    )
+
+
+#: Variable names outside the grammar `^[a-z][a-z0-9_]*$`.
+BAD_NAMES = ("Model", "aB", "1a", "_a", "a-b", "a b", "", "modèle", "abc\n", "a.b")
+
 CASES: list[Case] = [
     # -- built-in sections ----------------------------------------------------------------
     Case(
@@ -57,9 +73,7 @@ CASES: list[Case] = [
             "config persona, default ''); they are ordinary sections and nothing else is there."
         ),
         ops=(
-            s.assemble(
-                "a", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={})
-            ),
+            s.assemble("a", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[])),
             s.render("a", expect=s.text(s.IDENTITY_TEXT)),
             s.counts(expect=s.evaluations(changes=0)),
         ),
@@ -336,7 +350,7 @@ CASES: list[Case] = [
                 layer="s",
                 expect=s.error("scripted-failure"),
             ),
-            s.assemble("a1", "s", expect=s.assembly(variables={})),
+            s.assemble("a1", "s", expect=s.assembly(variables={"x": ABSENT})),
             s.variable("second", "x", s.provider("second"), layer="s"),
             s.assemble("a2", "s", expect=s.assembly(variables={"x": "second"})),
             s.counts(expect=s.evaluations(changes=3)),
@@ -384,7 +398,10 @@ CASES: list[Case] = [
             s.release("var"),
             s.release("tools"),
             s.assemble(
-                "a2", expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={})
+                "a2",
+                expect=s.assembly(
+                    sections=BUILTINS, contexts=[], tools=[], variables={"v": ABSENT}
+                ),
             ),
             s.counts(expect=s.evaluations(var=1, tools=1)),
             s.section("sec-again", "a", 1, "A again"),
@@ -551,12 +568,10 @@ CASES: list[Case] = [
                     s.provider("x"),
                     expect=s.error("invalid-variable-name", where=name),
                 )
-                for index, name in enumerate(
-                    ["Model", "aB", "1a", "_a", "a-b", "a b", "", "modèle", "abc\n", "a.b"]
-                )
+                for index, name in enumerate(BAD_NAMES)
             ],
             s.counts(expect=s.evaluations(changes=0)),
-            s.assemble("a1", expect=s.assembly(variables={})),
+            s.assemble("a1", expect=s.assembly(variables=dict.fromkeys(BAD_NAMES, ABSENT))),
             s.variable("v1", "a", s.provider("1")),
             s.variable("v2", "a1", s.provider("2")),
             s.variable("v3", "a_", s.provider("3")),
@@ -603,34 +618,29 @@ CASES: list[Case] = [
             ("toolOrder", [1, s.UNLISTED_TOOLS], "a-number-in-the-list", (*REGISTRY, *TOOL_ORDER)),
         )
     ],
-    Case(
-        id="registry/config-null-means-absent",
+    # A field given as null: one case per field, so that one departure fails one case.
+    _null_field(
+        "includeHarnessIdentity",
+        "the identity section is registered",
+        s.assemble("a", expect=s.assembly(sections=_sections())),
+    ),
+    _null_field(
+        "includeRuntimeContext",
+        "runtime context is not suppressed",
+        s.context("clock", "clock", 1, "noon"),
+        s.assemble("a", expect=s.assembly(contexts=[s.entry("clock", "noon")])),
+    ),
+    _null_field(
+        "persona",
+        "the persona section's text is ''",
+        s.assemble("a", expect=s.assembly(sections=_sections())),
+    ),
+    _null_field(
+        "toolOrder",
+        "tools sort in plain code-unit order (the upstream throws a TypeError: a departure)",
+        s.tools("tools", s.provider(s.toolset(s.schema("b"), s.schema("a")))),
+        s.assemble("a", expect=s.assembly(tools=[s.schema("a"), s.schema("b")])),
         contracts=(*REGISTRY, *TOOL_ORDER),
-        why=(
-            "A field given as null means absent (its default), for every field including "
-            "toolOrder: the identity section is registered, persona is '', runtime context is "
-            "not suppressed, and tools sort in plain code-unit order."
-        ),
-        ops=(
-            s.configure(
-                {
-                    "includeHarnessIdentity": None,
-                    "includeRuntimeContext": None,
-                    "persona": None,
-                    "toolOrder": None,
-                }
-            ),
-            s.context("clock", "clock", 1, "noon"),
-            s.tools("tools", s.provider(s.toolset(s.schema("b"), s.schema("a")))),
-            s.assemble(
-                "a",
-                expect=s.assembly(
-                    sections=_sections(),
-                    contexts=[s.entry("clock", "noon")],
-                    tools=[s.schema("a"), s.schema("b")],
-                ),
-            ),
-        ),
     ),
     # -- configuration: toolOrder validation at load time ----------------------------------
     _bad_tool_order(

@@ -6,6 +6,7 @@ Most cases use the chain global → gp → p → c (grandparent, parent, child).
 from __future__ import annotations
 
 from ..judge.case import Case
+from ..judge.logview import ABSENT
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
 
@@ -182,7 +183,9 @@ CASES: list[Case] = [
             s.assemble(
                 "in-b",
                 "b",
-                expect=s.assembly(sections=BUILTINS, contexts=[], tools=[], variables={}),
+                expect=s.assembly(
+                    sections=BUILTINS, contexts=[], tools=[], variables={"only_a": ABSENT}
+                ),
             ),
             s.counts(expect=s.evaluations(var=0, tools=0)),
             s.assemble(
@@ -530,7 +533,7 @@ CASES: list[Case] = [
                     sections=_sections(s.entry("y", "from c")),
                     contexts=[s.entry("clock", "global")],
                     tools=[],
-                    variables={},
+                    variables={"v": ABSENT},
                 ),
             ),
             s.counts(expect=s.evaluations(sl=0)),

@@ -26,12 +26,16 @@ SURFACE = (
     "`data.message`)."
 )
 
+SEED_INVALID = (
+    "`session-event-invalid` (seeding): a seeded event whose envelope or core payload is malformed."
+)
+
 U0, U1, U2 = (s.user_message(f"u{n}", f"message {n}") for n in range(3))
 TURN = {"turn": 1}
 STEP = {"turn": 1, "step": 1}
 CALL = {"turn": 1, "step": 1, "callId": "c1", "name": "read", "arguments": '{"path":"a"}'}
 RESULT = s.tool_result("t3", "c1", "contents of a", meta={"bytes": 13})
-HEADER_ONE = {"config": {"provider": "deepseek", "model": "deepseek-chat"}, "system": "One."}
+HEADER_ONE: Json = {"config": {"provider": "deepseek", "model": "deepseek-chat"}, "system": "One."}
 HEADER_TWO = {
     "config": {"provider": "deepseek", "model": "deepseek-chat"},
     "system": "",
@@ -74,8 +78,8 @@ def _flagged_error(data: Json) -> Json:
     return data
 
 
-def _case(case_id: str, why: str, ops: list[Json]) -> Case:
-    return Case(id=f"session/{case_id}", contracts=ROOT, why=why, ops=tuple(ops), requires=SESSION)
+def _case(case_id: str, why: str, ops: list[Json], requires: tuple[str, ...] = SESSION) -> Case:
+    return Case(id=f"session/{case_id}", contracts=ROOT, why=why, ops=tuple(ops), requires=requires)
 
 
 CASES: list[Case] = [
@@ -560,6 +564,155 @@ CASES: list[Case] = [
                 expect=s.error("source-seqs-invalid"),
             ),
         ],
+    ),
+    _case(
+        "seed-malformed-envelope-is-session-event-invalid",
+        SEED_INVALID + " The envelope: a key other than type, seq, time, data, surfaceOp, "
+        "sourceEventSeqs, ignorable; a `type` that is not a string; a `seq` that is not an "
+        "integer in 0..2^53 - 1; a `time` that is absent or not an integer of magnitude at most "
+        "2^53 - 1; no `data`; `ignorable` other than absent or `true`.",
+        [
+            s.session_seed([event], expect=s.error("session-event-invalid"))
+            for event in (
+                {**_seeded(0, "x/note", {}), "extra": 1},
+                {**_seeded(0, "x/note", {}), "type": 1},
+                {**_seeded(0, "x/note", {}), "seq": "0"},
+                {**_seeded(0, "x/note", {}), "seq": 0.5},
+                {**_seeded(0, "x/note", {}), "seq": -1},
+                {"type": "x/note", "seq": 0, "data": {}},
+                {**_seeded(0, "x/note", {}), "time": 1.5},
+                {**_seeded(0, "x/note", {}), "time": 2**53},
+                {"type": "x/note", "seq": 0, "time": 0},
+                {**_seeded(0, "x/note", {}), "ignorable": False},
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-malformed-message-is-session-event-invalid",
+        SEED_INVALID + " A `user/message`, `assistant/message` or `tool/result` whose message is "
+        "not an object with a non-empty string `id`, the role its type allows, a `source` object "
+        "with a non-empty string `kind` (`model` with provider and model for an assistant "
+        "message, `tool` with a callId for a tool result) and a list `content` (a tool result: "
+        "exactly one tool-result block for the source's callId).",
+        [
+            s.session_seed(
+                [_seeded(0, type, data, surfaceOp="append")],
+                expect=s.error("session-event-invalid"),
+            )
+            for type, data in (
+                ("user/message", {**U0, "id": ""}),
+                ("user/message", {**U0, "role": "assistant"}),
+                ("user/message", {**U0, "source": {"kind": ""}}),
+                ("user/message", {**U0, "content": "message 0"}),
+                ("assistant/message", {**STEP, "message": {**U0, "role": "assistant"}}),
+                ("tool/result", {**STEP, "message": {**RESULT["message"], "content": []}}),
+                (
+                    "tool/result",
+                    {**STEP, "message": {**RESULT["message"], "source": {"kind": "tool"}}},
+                ),
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-malformed-header-is-session-event-invalid",
+        SEED_INVALID + " A `request/header` whose `data.header.config` lacks a non-empty string "
+        "provider or model, has a reasoningEffort that is not a non-empty string, or whose "
+        "adapterDefaults marks a field `config` does not hold.",
+        [
+            s.session_seed(
+                [_seeded(0, "request/header", {"header": header, "reason": "initial"})],
+                expect=s.error("session-event-invalid"),
+            )
+            for header in (
+                {"config": {"model": "deepseek-chat"}},
+                {"config": {"provider": "deepseek", "model": ""}},
+                {"config": {**HEADER_ONE["config"], "reasoningEffort": ""}},
+                {"config": HEADER_ONE["config"], "adapterDefaults": {"maxTokens": True}},
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-event-checks-come-before-seq-and-surface",
+        "A seed is checked for `session-non-json` first, then for `session-event-invalid` (and "
+        "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface "
+        "rules: a malformed event whose seq is not its index, or that breaks a surface rule, is "
+        "`session-event-invalid`.",
+        [
+            s.session_seed(
+                [{**_seeded(1, "x/note", {}), "extra": 1}], expect=s.error("session-event-invalid")
+            ),
+            s.session_seed(
+                [{**_seeded(0, "user/message", U0), "extra": 1}],
+                expect=s.error("session-event-invalid"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-keeps-an-ignorable-event",
+        "`ignorable` is reserved: a seeded event may carry `ignorable: true` and is kept as it is "
+        "(the loop never writes it).",
+        [
+            s.session_seed([{**_seeded(0, "x/note", {"a": 1}), "ignorable": True}]),
+            s.session_log(
+                expect=s.events(
+                    {"type": "x/note", "seq": 0, "data": {"a": 1}, "ignorable": True},
+                    {"type": "session/end-seed", "seq": 1, "data": {}},
+                )
+            ),
+        ],
+    ),
+    _case(
+        "seed-with-end-seed-inside-gets-one-at-the-end",
+        "`session/end-seed` is appended after the seed unless the seed already *ends* with one: "
+        "one earlier in the seed does not count, and the next append follows the new one.",
+        [
+            s.session_seed([_seeded(0, "session/end-seed", {}), _seeded(1, "turn/start", TURN)]),
+            s.session_append("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
+            s.session_log(
+                expect=s.events(
+                    {"type": "session/end-seed", "seq": 0, "data": {}},
+                    {"type": "turn/start", "seq": 1, "data": TURN},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                    {
+                        "type": "turn/end",
+                        "seq": 3,
+                        "data": {"turn": 1, "reason": {"kind": "completed"}},
+                    },
+                )
+            ),
+        ],
+    ),
+    _case(
+        "an-option-given-as-absent-is-not-given",
+        "A `surfaceOp` or `sourceEventSeqs` option given with an absent value (JavaScript's "
+        "`undefined`) is the option not given: no `surface-op-forbidden` for a turn/start, "
+        "`surface-op-required` for a user/message, and the logged events carry neither key.",
+        [
+            s.session_append("turn/start", TURN, inject=[s.inject(["surfaceOp"], "undefined")]),
+            s.session_append(
+                "user/message",
+                U0,
+                surface_op="append",
+                inject=[s.inject(["sourceEventSeqs"], "undefined")],
+            ),
+            s.session_append(
+                "user/message",
+                U1,
+                inject=[s.inject(["surfaceOp"], "undefined")],
+                expect=s.error("surface-op-required"),
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "turn/start", "seq": 0, "data": TURN},
+                    {"type": "user/message", "seq": 1, "data": U0, "surfaceOp": "append"},
+                )
+            ),
+        ],
+        s.SESSION_1_2,
     ),
     _case(
         "header-fold-last-snapshot-wins",

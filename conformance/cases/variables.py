@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..judge.case import Case
+from ..judge.logview import ABSENT
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
 
@@ -232,8 +233,8 @@ CASES: list[Case] = [
             s.scope("a"),
             s.scope("b"),
             s.variable("va", "x", s.provider("in a", id="va"), layer="a"),
-            s.assemble("in-g", expect=s.assembly(variables={})),
-            s.assemble("in-b", "b", expect=s.assembly(variables={})),
+            s.assemble("in-g", expect=s.assembly(variables={"x": ABSENT})),
+            s.assemble("in-b", "b", expect=s.assembly(variables={"x": ABSENT})),
             s.counts(expect=s.evaluations(va=0)),
         ),
     ),
@@ -248,7 +249,7 @@ CASES: list[Case] = [
             s.variable("x", "x", s.provider("X", id="x")),
             s.assemble("a1", expect=s.assembly(variables={"x": "X"})),
             s.release("x"),
-            s.assemble("a2", expect=s.assembly(variables={})),
+            s.assemble("a2", expect=s.assembly(variables={"x": ABSENT})),
             s.counts(expect=s.evaluations(x=1)),
         ),
     ),

@@ -24,6 +24,7 @@ CAPABILITIES: Final = (
     "registry-1.1",
     "async-providers",
     "session",
+    "session-1.2",
     "loop",
     "deepseek-wire",
     "deepseek-http",

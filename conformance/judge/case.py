@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from .jsontext import show
 from .jsonvalues import same_json_text, strict_equal
-from .logview import compare_loop
+from .logview import ABSENT, compare_loop, compared_view
 from .wire_compare import WIRE_COMPARISONS
 
 Json = Any
@@ -108,6 +108,14 @@ def mismatches(case: Case, observations: list[Json]) -> list[str]:
         if problem:
             problems.append(f"op #{index} {describe_op(op)}: {problem}")
     return problems
+
+
+def compared_part(expected: Json, observed: Json) -> Json:
+    """What `compare` compares ``expected`` with: the loop-log view for a loop expectation (an
+    ``observe`` op), else the observation itself."""
+    if isinstance(expected, dict) and {"log", "types", "requests"} & set(expected):
+        return compared_view(expected, observed)
+    return observed
 
 
 def compare(expected: Json, observed: Json) -> str | None:
@@ -221,6 +229,18 @@ def _same_events(expected: Json, observed: Json) -> bool:
     )
 
 
+def _same_variables(expected: Json, observed: Json) -> bool:
+    """Only the variables the case names: each with its value (`null`, "registered, no value",
+    explicitly), or `ABSENT` for one that must not be there. An implementation's loop machinery
+    may register variables of its own (PROTOCOL.md, Observations), which no case names."""
+    return isinstance(observed, dict) and all(
+        name not in observed
+        if want == ABSENT
+        else name in observed and strict_equal(want, observed[name])
+        for name, want in expected.items()
+    )
+
+
 def _without_time(event: Json) -> Json:
     return {key: value for key, value in event.items() if key != "time"}
 
@@ -242,6 +262,7 @@ _SAME: Final = {
     "messages": same_json_text,
     "events": _same_events,
     "message": _same_proposal,
+    "variables": _same_variables,
 }
 
 

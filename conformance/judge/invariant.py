@@ -34,7 +34,7 @@ from typing import Any, Final
 from . import headers
 from .jsontext import show
 from .jsonvalues import strict_equal
-from .logfold import LogFold
+from .logfold import LogFold, seeded_length
 
 Json = Any
 
@@ -65,7 +65,7 @@ def check_requests(
     found: list[RequestViolation] = []
     # "no request of this run is dispatched from seeded events": this run starts after the last
     # `session/end-seed`.
-    last = live = first_live_seq(log)
+    last = live = seeded_length(log)
     for index, entry in enumerate(requests):
         seq = entry.get("dispatchSeq") if isinstance(entry, dict) else None
         if not isinstance(seq, int) or isinstance(seq, bool) or not last <= seq <= len(log):
@@ -138,12 +138,6 @@ def _cancelled_before_a_chunk(log: list[Json], seq: int, next_seq: Json) -> bool
             aborted = isinstance(reason, dict) and reason.get("kind") == "aborted"
             return aborted and (next_seq is None or (isinstance(next_seq, int) and next_seq > end))
     return next_seq is None
-
-
-def first_live_seq(log: list[Json]) -> int:
-    """The seq after the last `session/end-seed` (0 without a seed): where this run begins."""
-    ends = [seq for seq, event in enumerate(log) if _type(event) == "session/end-seed"]
-    return ends[-1] + 1 if ends else 0
 
 
 def _type(event: Json) -> Json:

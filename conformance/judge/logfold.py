@@ -29,6 +29,13 @@ The rules, each reported with the event's seq, a rule name and its contract ID (
   cleared marker when no snapshot was ever seen).
 
 Loop instances start at the beginning of the log and right after each `session/end-seed`.
+
+Seeded events (the first ``seeded`` ones: written by an earlier run, another implementation or a
+person) are judged by the append rules only ("The session log": the envelope, lossless JSON, the
+legacy header, the surface, and the message and header payloads of `session-event-invalid`); the
+rules about what a loop writes (headers and contexts, steps, runtime-context messages) judge only
+the events a loop instance wrote. Seeded events still give the state a loop starts from: the
+surface, the folded header and context, and the runtime-context projection.
 """
 
 from __future__ import annotations
@@ -122,6 +129,8 @@ class LogFold:
     #: The data of the last `request/context`.
     context: Json | None = None
     violations: list[Violation] = field(default_factory=list)
+    #: How many leading events were seeded: judged by the append rules only (`seeded_length`).
+    seeded: int = 0
     #: Where each loop instance starts: 0, and the seq after each `session/end-seed`.
     instance_starts: list[int] = field(default_factory=lambda: [0])
     _admitted: list[bool] = field(default_factory=list)
@@ -146,15 +155,19 @@ class LogFold:
 
         # An event breaking these rules is one a conforming session would have refused to
         # append: it is kept (its seq is taken) but changes nothing.
-        admitted = check(self._envelope, event, seq) and check(self._content, event)
+        written = seq >= self.seeded  # by a loop instance, so the loop's rules judge it too
+        admitted = check(self._envelope, event, seq) and check(self._content, event, written)
         self.events.append(event)
         if admitted and event["type"] in SURFACE_ELIGIBLE:
             admitted = check(self._surface_op, event, seq)
         self._admitted.append(admitted)
-        if admitted:
+        if admitted and not written:
+            self._follow_seeded(event)
+        elif admitted:
             check(self._requests, event)
             check(self._steps, event)
             check(self._runtime_context, event)
+        if admitted:
             self._follow_projection(event, seq)
             if event["type"] == END_SEED:
                 self.instance_starts.append(seq + 1)
@@ -217,7 +230,7 @@ class LogFold:
             raise _Broken("envelope", "ignorable, when present, is true")
 
     @staticmethod
-    def _content(event: Json) -> None:
+    def _content(event: Json, written: bool) -> None:
         for key in ("time", "data", "surfaceOp", "sourceEventSeqs"):
             problem = lossless_problem(event.get(key), key)
             if problem is not None:
@@ -229,11 +242,11 @@ class LogFold:
             and data.get("reason") == "fallback"
         ):
             raise _Broken("session-legacy-header", f"{type_} in the legacy header format")
-        problem = _payload_problem(type_, data)
+        problem = _payload_problem(type_, data) if written else _seeded_payload_problem(type_, data)
         if problem is not None:
             raise _Broken("payload-shape", f"{type_}: {problem}")
         if type_ == "request/header":
-            if data["reason"] not in headers.REASONS:
+            if written and data["reason"] not in headers.REASONS:
                 raise _Broken("header-snapshot", f"unknown reason {_show(data['reason'])}")
             problem = headers.snapshot_problem(data["header"])
             if problem is not None:
@@ -320,6 +333,15 @@ class LogFold:
             )
 
     # -- requests, steps ----------------------------------------------------------------------
+
+    def _follow_seeded(self, event: Json) -> None:
+        """What a seeded event gives the loop that starts after it: the header and context in
+        force (no loop rule judges it)."""
+        type_, data = event["type"], event["data"]
+        if type_ == "request/header":
+            self.header = headers.canonical(data["header"])
+        elif type_ == "request/context":
+            self.context = copy.deepcopy(data) if isinstance(data, dict) else None
 
     def _requests(self, event: Json) -> None:
         type_, data = event["type"], event["data"]
@@ -429,12 +451,23 @@ class LogFold:
             self._retained = NONE_RETAINED
 
 
-def fold_log(events: Iterable[Json]) -> LogFold:
-    """Fold a whole log."""
-    fold = LogFold()
+def fold_log(events: Iterable[Json], seeded: int = 0) -> LogFold:
+    """Fold a whole log whose first ``seeded`` events were seeded."""
+    fold = LogFold(seeded=seeded)
     for event in events:
         fold.add(event)
     return fold
+
+
+def seeded_length(events: list[Json]) -> int:
+    """How many events of a session's log were seeded: those up to its last `session/end-seed`
+    (the session appends one after its seed; every later event is this run's), 0 without one."""
+    ends = [
+        seq
+        for seq, event in enumerate(events)
+        if isinstance(event, dict) and event.get("type") == END_SEED
+    ]
+    return ends[-1] + 1 if ends else 0
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -466,6 +499,22 @@ def _payload_problem(type_: str, data: Json) -> str | None:
     if type_ in ("assistant/message", "tool/result"):
         role = "assistant" if type_ == "assistant/message" else "user"
         return _message_problem(data["message"], role, type_)
+    return None
+
+
+def _seeded_payload_problem(type_: str, data: Json) -> str | None:
+    """The payloads a seed is checked for (`session-event-invalid`): the message of a
+    `user/message`, `assistant/message` or `tool/result`, and a `request/header`'s header (its
+    snapshot is checked after this); other payloads of a seed pass unchecked."""
+    if type_ == "user/message":
+        return _message_problem(data, "user")
+    if type_ in ("assistant/message", "tool/result"):
+        if not isinstance(data, dict) or "message" not in data:
+            return "data must be an object with message"
+        role = "assistant" if type_ == "assistant/message" else "user"
+        return _message_problem(data["message"], role, type_)
+    if type_ == "request/header" and not (isinstance(data, dict) and "header" in data):
+        return "data must be an object with header"
     return None
 
 

@@ -65,6 +65,22 @@ class LoopView:
         self.log = [self._event(event) for event in kept]
         self.requests = [self._request(entry) for entry in observed.get("requests", [])]
 
+    def compared(self, expected: Json) -> Json:
+        """The parts of the view ``expected`` lists: ``types``, ``log`` and ``requests`` (each
+        request cut to the fields its expectation gives, a missing one shown as `ABSENT`)."""
+        parts: Json = {}
+        if "types" in expected:
+            parts["types"] = [event["type"] for event in self.log]
+        if "log" in expected:
+            parts["log"] = self.log
+        if "requests" in expected:
+            wanted = expected["requests"]
+            parts["requests"] = [
+                {key: got.get(key, ABSENT) for key in want}
+                for want, got in zip(wanted, self.requests, strict=False)
+            ] + self.requests[len(wanted) :]
+        return parts
+
     def _event(self, event: Json) -> Json:
         view: Json = {"type": event["type"], "data": self._ids_replaced(event.get("data"))}
         op = event.get("surfaceOp")
@@ -109,43 +125,47 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
     the view) and ``requests`` (for each request, the fields given, plus ``dispatchSeq``; a
     field given as `ABSENT` must be absent).
     """
+    problem = _malformed(observed)
+    if problem:
+        return problem
+    compared = LoopView(observed).compared(expected)
+    if "types" in expected and compared["types"] != expected["types"]:
+        return f"event types: expected {_show(expected['types'])}, got {_show(compared['types'])}"
+    for key, what in (("log", "event"), ("requests", "request")):
+        if key in expected:
+            problem = _compare_list(what, expected[key], compared[key])
+            if problem:
+                return problem
+    return None
+
+
+def compared_view(expected: Json, observed: Json) -> Json:
+    """What `compare_loop` compares ``expected`` with: the view's part for each key it lists. A
+    failure's pointers must name places in this, not in the raw observation (whose seqs, ids and
+    non-core events the comparison never saw); a malformed observation is shown as it is."""
+    return observed if _malformed(observed) else LoopView(observed).compared(expected)
+
+
+def _malformed(observed: Json) -> str | None:
     if not isinstance(observed, dict) or "log" not in observed:
         return f"expected a log observation, got {_show(observed)}"
     for key in ("log", "requests"):
         items = observed.get(key, [])
         if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
             return f"`{key}` must be a list of objects, got {_show(items)}"
-    view = LoopView(observed)
-    if "types" in expected:
-        got = [event["type"] for event in view.log]
-        if got != expected["types"]:
-            return f"event types: expected {_show(expected['types'])}, got {_show(got)}"
-    if "log" in expected:
-        problem = _compare_list("event", expected["log"], view.log)
-        if problem:
-            return problem
-    if "requests" in expected:
-        partial = [
-            {key: got.get(key, ABSENT) for key in want}
-            for want, got in zip(expected["requests"], view.requests, strict=False)
-        ]
-        problem = _compare_list("request", expected["requests"], partial, len(view.requests))
-        if problem:
-            return problem
     return None
 
 
-def _compare_list(what: str, expected: list[Json], got: list[Json], count: int = -1) -> str | None:
-    count = len(got) if count < 0 else count
+def _compare_list(what: str, expected: list[Json], got: list[Json]) -> str | None:
     for index, (want, have) in enumerate(zip(expected, got, strict=False)):
         if want != have:
             keys = [key for key in want if want.get(key) != (have or {}).get(key, ABSENT)]
             return f"{what} #{index}: expected {_show(want)}, got {_show(have)}" + (
                 f" (differs in {keys})" if keys else ""
             )
-    if len(expected) != count:
-        extra = got[len(expected) :] if count > len(expected) else []
-        return f"expected {len(expected)} {what}s, got {count}" + (
+    if len(expected) != len(got):
+        extra = got[len(expected) :]
+        return f"expected {len(expected)} {what}s, got {len(got)}" + (
             f"; the first extra one: {_show(extra[0])}" if extra else ""
         )
     return None

@@ -16,11 +16,11 @@ import pytest
 from ..harness.protocol import Handshake, ProtocolError
 from ..harness.transport import Implementation
 from ..harness.validate import cut
-from ..judge.case import Case, describe_op, expected_observation, mismatches
+from ..judge.case import Case, compared_part, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
 from ..judge.invariant import check_requests
 from ..judge.jsontext import dumps
-from ..judge.logfold import fold_log
+from ..judge.logfold import fold_log, seeded_length
 
 Json = Any
 
@@ -64,7 +64,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
         if _final_problem(final) is None:
             problems += [
                 f"agent {agent!r}, the suite's fold of its log: {violation}"
-                for violation in fold_log(final["log"]).violations
+                for violation in fold_log(final["log"], seeded_length(final["log"])).violations
                 if violation.contract in case.contracts
             ]
     _fail_on(case, observations, problems, case.contracts)
@@ -95,7 +95,7 @@ def check_invariant(impl: Implementation, case: Case) -> None:
         ]
         problems += [
             f"agent {agent!r}, the suite's fold of its log: {violation}"
-            for violation in fold_log(log).violations
+            for violation in fold_log(log, seeded_length(log)).violations
             if violation.contract in contracts
         ]
     _fail_on(case, observations, problems, contracts)
@@ -216,7 +216,8 @@ def failure_message(
             placed.update(sentences)
             lines.append(f"  - {cut(sentences[0], _SENTENCE_CHARS)}")
             expected = expected_observation(op)
-            lines += [f"      {line}" for line in describe(expected, observed)]
+            compared = compared_part(expected, observed)
+            lines += [f"      {line}" for line in describe(expected, compared)]
     lines += [f"  - {problem}" for problem in problems if problem not in placed]
     lines.append(f"why: {case.why}")
     return "\n".join(lines)

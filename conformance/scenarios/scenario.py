@@ -21,6 +21,7 @@ _UNSET: Final = object()
 #: What a case needs (`Case.requires`) when it uses the registry ops and fields protocol 1.1
 #: added, or blocks in a provider (PROTOCOL.md, "Capabilities").
 REGISTRY_1_1: Final = ("registry", "registry-1.1")
+SESSION_1_2: Final = ("session", "session-1.2")
 ASYNC_PROVIDERS: Final = ("registry", "async-providers")
 
 #: CONTRACTS.md, "Literal constants".

@@ -38,7 +38,8 @@ __all__ = ["CAPABILITIES", "PROTOCOL_VERSION", "Driver", "main", "serve"]
 PROTOCOL_VERSION: Final = 1
 #: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
-#: ``session``: the session log, the request header and the runtime-context projection;
+#: ``session``: the session log, the request header and the runtime-context projection
+#: (``session-1.2``: the `session-event-invalid` kind and an option injected as absent);
 #: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
 #: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
 CAPABILITIES: Final = (
@@ -46,6 +47,7 @@ CAPABILITIES: Final = (
     "registry-1.1",
     "async-providers",
     "session",
+    "session-1.2",
     "loop",
     "deepseek-wire",
     "deepseek-http",

@@ -42,6 +42,14 @@ _INJECTED: Final[dict[str, Callable[[], object]]] = {
 }
 
 
+def option(value: Json) -> Json:
+    """An append option as the reference takes it: ``None`` when absent. "A `surfaceOp` or
+    `sourceEventSeqs` option given with an absent value (JavaScript's `undefined`, a language's
+    "no value") is the option not given" (CONTRACTS.md, "The session log"); an absent value
+    *inside* a given option stays, and is `session-non-json`."""
+    return None if isinstance(value, Undefined) else value
+
+
 class SessionOps:
     """The session state of one scenario and the ops that act on it."""
 
@@ -109,8 +117,8 @@ class SessionOps:
         logged = self.log.append(
             event["type"],
             event.get("data"),
-            surface_op=event.get("surfaceOp"),
-            source_event_seqs=event.get("sourceEventSeqs"),
+            surface_op=option(event.get("surfaceOp")),
+            source_event_seqs=option(event.get("sourceEventSeqs")),
         )
         if self.projection is not None:
             self.projection.observe(logged)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conformance.judge.case import Case, compare, expected_observation, mismatches
+from conformance.judge.logview import ABSENT
 from conformance.scenarios import scenario as s
 
 SCHEMA = {"name": "t", "description": "", "parameters": {"b": 1, "a": 2}}
@@ -44,7 +45,7 @@ class TestCompare:
             }
         }
         assert compare(s.assembly(sections=[s.IDENTITY]), observed) is None
-        assert compare(s.assembly(variables={}), observed) is not None
+        assert compare(s.assembly(variables={"x": ABSENT}), observed) is not None
         assert compare(s.assembly(sections=[]), observed) is not None
 
     def test_an_error_matches_on_kind_and_where_never_on_the_message(self) -> None:
@@ -130,3 +131,12 @@ class TestMismatches:
     def test_a_case_must_name_known_contract_ids(self, contracts: tuple[str, ...]) -> None:
         with pytest.raises(ValueError, match="contract IDs"):
             Case(id="c", contracts=contracts, why="w", ops=())
+
+
+def test_an_assembly_is_compared_only_on_the_variables_the_case_names() -> None:
+    """PROTOCOL.md: an assembly's `variables` may list the loop's own variables."""
+    expected = s.assembly(variables={"x": "1", "gone": ABSENT, "empty": None})
+    own = {"x": "1", "empty": None, "model": "deepseek-chat"}
+    assert compare(expected, {"assembly": {"variables": own}}) is None
+    for wrong in ({**own, "x": "2"}, {**own, "gone": "here"}, {"x": "1", "model": "m"}):
+        assert compare(expected, {"assembly": {"variables": wrong}}) is not None, wrong

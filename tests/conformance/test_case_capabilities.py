@@ -28,6 +28,14 @@ NEEDS: dict[str, tuple[str, Any]] = {
     "an aborted assemble": ("registry-1.1", lambda node: "aborted" in node),
     "before edits": ("registry-1.1", lambda node: "before" in node),
     "set-variable": ("registry-1.1", lambda node: "set-variable" in node),
+    "the session-event-invalid kind": (
+        "session-1.2",
+        lambda node: node.get("kind") == "session-event-invalid",
+    ),
+    "an option injected as absent": (
+        "session-1.2",
+        lambda node: node.get("at") in (["surfaceOp"], ["sourceEventSeqs"]),
+    ),
     "scope on register": (
         "registry-1.1",
         lambda node: node.get("op") == "register" and "scope" in node,

@@ -7,7 +7,7 @@ names the (seq, rule) pairs CONTRACTS.md says that change breaks.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from sample_logs import (
@@ -24,7 +24,7 @@ from sample_logs import (
     valid_log,
 )
 
-from conformance.judge.logfold import RULES, fold_log
+from conformance.judge.logfold import RULES, fold_log, seeded_length
 
 Log = list[dict[str, Any]]
 
@@ -338,3 +338,46 @@ class TestRuntimeContext:
     def test_a_message_of_another_plugin_is_not_owned(self) -> None:
         other = {**user("p", "x"), "source": {**OWNER, "plugin": "other"}}
         assert found(appended(valid_log(), "user/message", other, surfaceOp="append")) == []
+
+
+class TestSeededEvents:
+    """Seeded events are judged by the append rules only; loop rules judge what a loop wrote."""
+
+    #: What no loop writes: a chunk outside any step with no header before it, an owned message
+    #: that is no snapshot, a step/start without its turn, a header whose reason is no reason.
+    LOOP_BREAKING: ClassVar[Log] = [
+        event(0, "assistant/chunk", {"turn": 1, "step": 1, "chunk": {"type": "finish"}}),
+        event(
+            1,
+            "user/message",
+            {**user("o", "an older wording"), "source": OWNER},
+            surfaceOp="append",
+        ),
+        event(2, "step/start", {}),
+        event(3, "request/header", {"header": HEADER, "reason": "whatever"}),
+        event(4, "session/end-seed", {}),
+    ]
+
+    def test_loop_rules_judge_only_what_a_loop_instance_wrote(self) -> None:
+        assert sorted({seq for seq, _rule in found(self.LOOP_BREAKING)}) == [0, 1, 2, 3]
+        assert fold_log(self.LOOP_BREAKING, seeded=5).violations == []
+
+    def test_seeded_events_still_give_the_state_a_loop_starts_from(self) -> None:
+        fold = fold_log(self.LOOP_BREAKING, seeded=5)
+        assert fold.surface == [1] and fold.header is not None
+        resumed = appended(
+            self.LOOP_BREAKING, "request/header", {"header": HEADER, "reason": "initial"}
+        )
+        assert fold_log(resumed, seeded=5).violations[0].rule == "header-reason"
+
+    def test_the_append_rules_still_judge_seeded_events(self) -> None:
+        broken = [
+            event(0, "user/message", {**user("u", "x"), "role": "assistant"}, surfaceOp="append")
+        ]
+        assert [(v.seq, v.rule) for v in fold_log(broken, seeded=1).violations] == [
+            (0, "payload-shape")
+        ]
+
+    def test_the_seeded_part_ends_at_the_last_end_seed(self) -> None:
+        assert seeded_length(self.LOOP_BREAKING + self.LOOP_BREAKING[4:]) == 6
+        assert seeded_length(self.LOOP_BREAKING[:4]) == 0

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.judge.case import Case, mismatches
 from conformance.judge.logview import SESSION, LoopView, compare_loop
+from conformance.run.execute import failure_message
+from conformance.scenarios.loopscenario import observe
 
 
 def event(seq: int, type_: str, data: Any, **surface: Any) -> Any:
@@ -61,3 +64,29 @@ def test_a_missing_or_extra_event_is_named() -> None:
     expected = {"types": ["user/message"]}
     assert "expected" in (compare_loop(expected, OBSERVED) or "")
     assert compare_loop({"types": ["user/message", "user/message"]}, OBSERVED) is None
+
+
+def test_a_failing_observe_is_described_against_the_view_it_was_compared_with() -> None:
+    """The pointers name places in the view (core events only, ids by identity), where the one
+    real difference is the second message's text; the raw log has a non-core event first."""
+    expected_log = [
+        {"type": "user/message", "data": message("#1", "a"), "surfaceOp": "append"},
+        {
+            "type": "user/message",
+            "data": message("#2", "not b"),
+            "surfaceOp": {"op": "replace", "start": 0, "end": 0},
+            "sourceEventSeqs": [0],
+        },
+    ]
+    case = Case(
+        id="c",
+        contracts=("ROOT-MODEL",),
+        why="because",
+        ops=(observe("main", log=expected_log, requests=[{"dispatchSeq": 0}]),),
+    )
+    observed = [OBSERVED]
+    message_text = failure_message(case, observed, mismatches(case, observed))
+    pointers = [
+        line.split()[1].rstrip(",:") for line in message_text.splitlines() if " at " in line
+    ]
+    assert pointers == ["/log/1/data/content/0/text", "/requests/0/dispatchSeq"], message_text

@@ -2,7 +2,9 @@
 
 Every wrong implementation in `wrong_impls` is judged by ``dsh-conformance`` (the real runner, in
 a process of its own, in-process transport) restricted to its contract ID; the per-contract JSON
-report must show failed cases for that ID. A control run of the unchanged reference through the
+report must show failed cases for that ID, and for a driver listed in `INTENDED_FAILURES` the
+tests it fails must be exactly the listed ones (another failing test is a case with two reasons to
+fail, or a driver with two changes). A control run of the unchanged reference through the
 same path must show none, so a broken harness cannot pass for a rejection. All runs happen once,
 up front, in `isolated_runs` (one process forked per driver).
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wrong_impls import WRONG_IMPLEMENTATIONS
+from wrong_impls import INTENDED_FAILURES, WRONG_IMPLEMENTATIONS
 
 HERE = Path(__file__).parent
 CONTROL = "Driver"
@@ -61,12 +63,18 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return outdir
 
 
-def tallies(reports: Path, driver: str) -> dict[str, Any]:
+def judged(reports: Path, driver: str) -> dict[str, Any]:
+    """The report's entry for the one implementation a driver's run judged."""
     report = reports / f"{driver}.json"
     printed = (reports / f"{driver}.out").read_text(encoding="utf-8")
     assert report.exists(), f"no report for {driver}; the run printed:\n{printed}"
     (implementation,) = json.loads(report.read_text())["implementations"]
-    contracts: dict[str, Any] = implementation["contracts"]
+    found: dict[str, Any] = implementation
+    return found
+
+
+def tallies(reports: Path, driver: str) -> dict[str, Any]:
+    contracts: dict[str, Any] = judged(reports, driver)["contracts"]
     return contracts
 
 
@@ -77,6 +85,21 @@ def test_wrong_implementation_is_rejected_under_its_contract(
     tally = tallies(reports, driver)[contract]
     assert tally["failed"] > 0, f"{driver} was not rejected under {contract}: {tally}"
     assert tally["errored"] == 0, f"{driver} should fail cleanly, not error: {tally}"
+
+
+@pytest.mark.parametrize("driver", sorted(INTENDED_FAILURES))
+def test_wrong_implementation_fails_only_its_intended_tests(reports: Path, driver: str) -> None:
+    assert driver in WRONG_IMPLEMENTATIONS, f"{driver} is not a gallery driver"
+    failing = {
+        result["test"]
+        for result in judged(reports, driver)["results"]
+        if result["outcome"] in ("failed", "errored")
+    }
+    intended = set(INTENDED_FAILURES[driver])
+    assert failing == intended, (
+        f"{driver}: unintended failures {sorted(failing - intended)}, "
+        f"intended tests that passed {sorted(intended - failing)}"
+    )
 
 
 def test_the_unchanged_reference_passes_through_the_same_path(reports: Path) -> None:

@@ -382,9 +382,9 @@ class TestSeeding:
         assert info.value.kind == "surface-op-required"
 
     def test_time_and_ignorable_are_kept(self) -> None:
-        seed = [{"type": "x/note", "seq": 0, "time": 123.5, "data": {}, "ignorable": True}]
+        seed = [{"type": "x/note", "seq": 0, "time": 123, "data": {}, "ignorable": True}]
         event = SessionLog.from_seed(seed)[0]
-        assert (event.time, event.ignorable, event.to_json()["ignorable"]) == (123.5, True, True)
+        assert (event.time, event.ignorable, event.to_json()["ignorable"]) == (123, True, True)
 
     @pytest.mark.parametrize(
         "event",
@@ -392,6 +392,10 @@ class TestSeeding:
             {"type": "x", "seq": 0, "time": 0, "data": {}, "extra": 1},
             {"type": "x", "seq": 0, "data": {}},
             {"type": "x", "seq": 0, "time": "now", "data": {}},
+            {"type": "x", "seq": 0, "time": 123.5, "data": {}},
+            {"type": "x", "seq": 0, "time": 2**53, "data": {}},
+            {"type": "x", "seq": "0", "time": 0, "data": {}},
+            {"type": 1, "seq": 0, "time": 0},
             {"type": "x", "seq": 0, "time": 0, "data": {}, "ignorable": False},
             {"type": "x", "seq": 0, "time": 0, "data": {}, "surfaceOp": None},
             ["not", "an", "object"],
