@@ -356,6 +356,36 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/cancel-drops-followups-queued-behind-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "`cancel` clears the inbox, then aborts the running turn (PROTOCOL.md, `cancel`; "
+            "upstream notes section 5): the follow-ups queued behind the blocked turn 1 are "
+            "dropped with it, so the next follow-up, sent once turn 1 has ended aborted, is "
+            "turn 2 and the only message of the only turn after it."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.cancel("a"),
+            s.open_gate("g"),
+            lp.followup("a", "four"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "four", 1), 2),  # 2-13
+                ],
+                requests=[{"dispatchSeq": 7}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-reaches-a-cooperative-listener-through-the-signal",
         contracts=CANCEL,
         requires=LOOP,

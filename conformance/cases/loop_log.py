@@ -19,6 +19,11 @@ HEADERS = ("LOOP-REQUEST-BUILD", "PROMPT-HEADER-CHANGE-TEST")
 RUNTIME = ("LOOP-RUNTIME-CONTEXT",)
 CLOCK = ("clock", "noon")
 RESULT = lp.tool_result("4")
+#: A call config with a temperature and stop sequences (kept from turn to turn).
+TUNED = {**lp.CONFIG, "temperature": 0.5, "stop": ["END"]}
+#: The config the adapter resolves from `lp.CONFIG` with both defaults filled in, and its markers.
+DEFAULTED = {**lp.CONFIG, "reasoningEffort": "high", "maxTokens": 4096}
+BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
 
 _ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
 _TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]
@@ -166,6 +171,113 @@ CASES = [
                     ],
                 ),
                 requests=[{"dispatchSeq": 5, "maxTokens": 4096}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/new-instance-with-another-context-window-writes-request-context",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "After the header, the build writes `request/context {provider, model, "
+            "contextWindow?}` when no request context was logged yet or one of those three "
+            "differs from the last one: a new loop instance over the log, with the same provider "
+            "and model but another context window, writes `resume` and then a new context."
+        ),
+        ops=(
+            lp.agent("a1", model=[HELLO], adapter={"contextWindow": 65536}),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, adapter={"contextWindow": 131072}),
+            lp.followup("a2", "two"),
+            lp.observe(
+                "a2",
+                log=[
+                    *_answered_turn(
+                        1, "one", 1, header=[lp.header("initial"), lp.context(window=65536)]
+                    ),  # 0-11
+                    lp.end_seed(),  # 12
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            3,
+                            header=[lp.header("resume"), lp.context(window=131072)],
+                        ),
+                        13,
+                    ),  # 13-25
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/adapter-defaults-stay-marked-on-the-next-turn",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            "Once the instance has written a header, the proposal is the folded header's config "
+            "without the fields it marks as adapter defaults (marked defaults are re-resolved): "
+            "the adapter fills them in and marks them again, so the next turn's canonical header "
+            "equals the folded one and no `change` header is written; both requests carry the "
+            "resolved values."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                adapter={"defaults": {"reasoningEffort": "high", "maxTokens": 4096}},
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[
+                            lp.header("initial", config=DEFAULTED, adapter_defaults=BOTH_MARKED),
+                            lp.context(),
+                        ],
+                    ),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "reasoningEffort": "high", "maxTokens": 4096},
+                    {"dispatchSeq": 15, "reasoningEffort": "high", "maxTokens": 4096},
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/temperature-and-stop-carry-to-the-next-turn",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "Once the instance has written a header, the proposal is the folded header's config "
+            "(so `temperature` and `stop` carry over from turn to turn): the second turn's "
+            "request has the same `temperature` and `stop`, and its header is unchanged (none "
+            "written)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO], config=TUNED),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[lp.header("initial", config=TUNED), lp.context()],
+                    ),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "temperature": 0.5, "stop": ["END"]},
+                    {"dispatchSeq": 15, "temperature": 0.5, "stop": ["END"]},
+                ],
             ),
         ),
     ),
