@@ -24,6 +24,8 @@ TUNED = {**lp.CONFIG, "temperature": 0.5, "stop": ["END"]}
 #: The config the adapter resolves from `lp.CONFIG` with both defaults filled in, and its markers.
 DEFAULTED = {**lp.CONFIG, "reasoningEffort": "high", "maxTokens": 4096}
 BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
+#: The same provider with another model.
+OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
 
 _ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
 _TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]
@@ -40,6 +42,27 @@ def _seed(*, replaced: bool) -> list[Json]:
     if replaced:
         events.append(lp.replacing(lp.summary("c0"), 0, 1))
     return lp.envelopes(*events)
+
+
+def _resumed_turn(config: Json, resumed: Json) -> list[Json]:
+    """Turn 2 of a new loop instance over turn 1's log (after `session/end-seed` at 12), its
+    agent's config ``config``: the `resume` header with ``resumed``, a `request/context` when
+    the route changed, the answer."""
+    opening = [lp.header("resume", config=resumed)]
+    if config["model"] != lp.CONFIG["model"]:
+        opening.append(lp.context(config))
+    start = 16 + len(opening)
+    return [
+        lp.end_seed(),  # 12
+        lp.turn_start(2),  # 13
+        lp.step_start(2, 1),  # 14
+        lp.user("two", "#3"),  # 15
+        *opening,
+        *lp.attempt(2, 1, HELLO),
+        lp.assistant(2, 1, [lp.text_block("hello")], "#4", range(start, start + 4), config=config),
+        lp.step_end(2, 1),
+        lp.turn_end(2),
+    ]
 
 
 CASES = [
@@ -281,6 +304,66 @@ CASES = [
             ),
         ),
     ),
+    *[
+        Case(
+            id=f"loop/new-instance-{name}",
+            contracts=BUILD,
+            requires=LOOP,
+            why=why,
+            ops=(
+                lp.agent("a1", model=[HELLO], config=first, adapter=adapter),
+                lp.followup("a1", "one"),
+                lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, config=second),
+                lp.followup("a2", "two"),
+                lp.observe("a2", tail=_resumed_turn(second, resumed)),
+            ),
+        )
+        for name, first, adapter, second, resumed, why in (
+            (
+                "restores-the-effort-for-the-same-route",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                lp.CONFIG,
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                "Before the loop instance has written a header, the proposal is the agent's "
+                "route, its `maxTokens` when set, and the folded header's `reasoningEffort` when "
+                "that header's provider and model equal the route and its effort was not marked "
+                "as an adapter default: a new instance whose agent sets no effort resumes with "
+                "the logged one.",
+            ),
+            (
+                "restores-no-effort-for-another-model",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                OTHER_MODEL,
+                OTHER_MODEL,
+                "The folded header's `reasoningEffort` is restored only when that header's "
+                "provider and model equal the route: a new instance with another model proposes "
+                "none (and writes a new `request/context`).",
+            ),
+            (
+                "restores-no-adapter-default-effort",
+                lp.CONFIG,
+                {"defaults": {"reasoningEffort": "high"}},
+                lp.CONFIG,
+                lp.CONFIG,
+                "The folded header's `reasoningEffort` is restored only when its effort was not "
+                "marked as an adapter default: the first instance's adapter filled it in, so the "
+                "new instance (whose adapter has no defaults) proposes none.",
+            ),
+            (
+                "restores-no-temperature-stop-or-max-tokens",
+                {**TUNED, "maxTokens": 100},
+                {},
+                lp.CONFIG,
+                lp.CONFIG,
+                "Before the instance has written a header the proposal is the route, the agent's "
+                "own `maxTokens` when set, and maybe the effort (`temperature` and `stop` are "
+                "never restored by a new instance): the new instance's agent sets none of them, "
+                "so its header has none.",
+            ),
+        )
+    ],
     Case(
         id="loop/empty-system-and-tools-are-absent-from-header-and-request",
         contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),

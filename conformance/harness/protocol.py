@@ -25,6 +25,7 @@ CAPABILITIES: Final = (
     "async-providers",
     "session",
     "loop",
+    "loop-1.2",
     "deepseek-wire",
     "deepseek-http",
 )

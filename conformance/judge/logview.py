@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ..scenarios.loopscenario import ANY_TEXT
 from .jsontext import show
 
 Json = Any
@@ -105,9 +106,11 @@ class LoopView:
 def compare_loop(expected: Json, observed: Json) -> str | None:
     """``None`` if the viewed observation has what ``expected`` lists, else the first difference.
 
-    ``expected`` may hold ``log`` (the whole view, event by event), ``types`` (only the types of
-    the view) and ``requests`` (for each request, the fields given, plus ``dispatchSeq``; a
-    field given as `ABSENT` must be absent).
+    ``expected`` may hold ``log`` (the whole view, event by event), ``tail`` (its last events
+    only, for a case whose rule fixes how the log ends but not everything before), ``types``
+    (only the types of the view) and ``requests`` (for each request, the fields given, plus
+    ``dispatchSeq``; a field given as `ABSENT` must be absent). `ANY_TEXT` in an expected
+    value matches any string.
     """
     if not isinstance(observed, dict) or "log" not in observed:
         return f"expected a log observation, got {_show(observed)}"
@@ -124,6 +127,13 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
         problem = _compare_list("event", expected["log"], view.log)
         if problem:
             return problem
+    if "tail" in expected:
+        count = len(expected["tail"])
+        if len(view.log) < count:
+            return f"expected the log to end with {count} events, it has {len(view.log)}"
+        problem = _compare_list("last event", expected["tail"], view.log[len(view.log) - count :])
+        if problem:
+            return problem
     if "requests" in expected:
         partial = [
             {key: got.get(key, ABSENT) for key in want}
@@ -138,8 +148,10 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
 def _compare_list(what: str, expected: list[Json], got: list[Json], count: int = -1) -> str | None:
     count = len(got) if count < 0 else count
     for index, (want, have) in enumerate(zip(expected, got, strict=False)):
-        if want != have:
-            keys = [key for key in want if want.get(key) != (have or {}).get(key, ABSENT)]
+        if not matches(want, have):
+            keys = [
+                key for key in want if not matches(want.get(key), (have or {}).get(key, ABSENT))
+            ]
             return f"{what} #{index}: expected {_show(want)}, got {_show(have)}" + (
                 f" (differs in {keys})" if keys else ""
             )
@@ -149,6 +161,25 @@ def _compare_list(what: str, expected: list[Json], got: list[Json], count: int =
             f"; the first extra one: {_show(extra[0])}" if extra else ""
         )
     return None
+
+
+def matches(want: Json, have: Json) -> bool:
+    """``want == have``, except that `ANY_TEXT` anywhere in ``want`` matches any string."""
+    if want == ANY_TEXT:
+        return isinstance(have, str)
+    if isinstance(want, dict):
+        return (
+            isinstance(have, dict)
+            and set(want) == set(have)
+            and all(matches(value, have[key]) for key, value in want.items())
+        )
+    if isinstance(want, list):
+        return (
+            isinstance(have, list)
+            and len(want) == len(have)
+            and all(matches(a, b) for a, b in zip(want, have, strict=True))
+        )
+    return bool(want == have)
 
 
 def _messages_of(event: Json) -> list[Json]:

@@ -40,6 +40,7 @@ PROTOCOL_VERSION: Final = 1
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
 #: ``session``: the session log, the request header and the runtime-context projection;
 #: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
+#: ``loop-1.2``: the loop's hooks, refused agents, failed builds, ``inject`` and the reads;
 #: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
 CAPABILITIES: Final = (
     "registry",
@@ -47,6 +48,7 @@ CAPABILITIES: Final = (
     "async-providers",
     "session",
     "loop",
+    "loop-1.2",
     "deepseek-wire",
     "deepseek-http",
 )

@@ -9,13 +9,14 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import math
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from reference import header, registry, render, runtime_context, tool_order
+from reference import header, loop, registry, render, runtime_context, tool_order
 from reference.abort import AbortSignal
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
@@ -365,12 +366,18 @@ class RenderInsideRetry(_WrongLoop):
 
     class agent_class(Agent):
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             context = AssembleContext(scope=self.scope, agent=self.scope, signal=signal)
             assembly = await self.registry.assemble(context)
             return await super().build_request(
-                assembly, self.render_system(assembly), messages, signal
+                turn, step, assembly, self.render_system(assembly), messages, signal
             )
 
 
@@ -450,10 +457,16 @@ class RebuiltMessages(_WrongLoop):
 
     class agent_class(Agent):
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             rebuilt = [dict(sorted(message.items())) for message in messages]
-            return await super().build_request(assembly, system, rebuilt, signal)
+            return await super().build_request(turn, step, assembly, system, rebuilt, signal)
 
 
 class UnloggedSnapshot(_WrongLoop):
@@ -469,10 +482,18 @@ class UnloggedSnapshot(_WrongLoop):
             return None
 
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             extra = [self._unlogged] if self._unlogged is not None else []
-            return await super().build_request(assembly, system, messages + extra, signal)
+            return await super().build_request(
+                turn, step, assembly, system, messages + extra, signal
+            )
 
 
 class ReplacementGoesToTheEnd(Driver):
@@ -802,6 +823,124 @@ class TemperatureAndStopDropped(_WrongLoop):
             return seed
 
 
+class ThrowsReportedByClassName(Driver):
+    """A turn ended by a throw that is not the model layer's failure ends with the error's
+    class name as its code, not `UNKNOWN`."""
+
+    def __init__(self) -> None:
+        failure_of = loop._failure_of
+
+        def by_class(error: Exception) -> Json:
+            failure = failure_of(error)
+            if failure["code"] == "UNKNOWN":
+                return {**failure, "code": type(error).__name__}
+            return failure
+
+        loop._failure_of = by_class
+
+
+class ClaimsFollowupsAtEveryStep(_WrongLoop):
+    """Every step, not only a turn's first, claims a next-turn message besides the next-step
+    ones."""
+
+    class agent_class(Agent):
+        async def pre_step(
+            self, target: Any, turn: int, step: int, signal: AbortSignal
+        ) -> tuple[PreStepDecision, Assembly]:
+            return await super().pre_step("next-turn", turn, step, signal)
+
+
+class _AgentlessRegistry:
+    """A registry whose assemblies are given no `agent` in their context."""
+
+    def __init__(self, registry: PromptRegistry) -> None:
+        self._registry = registry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+    async def assemble(self, context: AssembleContext) -> Assembly:
+        return await self._registry.assemble(dataclasses.replace(context, agent=None))
+
+
+class AgentMissingFromTheAssemblyContext(_WrongLoop):
+    """The loop assembles with `{scope: agent, signal}`: no `agent` in the assembly context."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.registry = _AgentlessRegistry(self.registry)  # type: ignore[assignment]
+
+
+class ParentScopeDropped(_WrongLoop):
+    """An agent's scope loses its parent: its assemblies see the global layer and its own."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            object.__setattr__(self.scope, "parent", None)
+
+
+def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[str, Any]:
+    """A new instance's proposal: the agent's config, with the logged effort restored under the
+    conditions asked for (LOOP-REQUEST-BUILD asks for both)."""
+    seed: dict[str, Any] = dict(agent.config)
+    persisted = agent.log.request_header()
+    if persisted is None or "reasoningEffort" in seed:
+        return seed
+    config = persisted["config"]
+    route = all(config[key] == seed.get(key) for key in ("provider", "model"))
+    marked = persisted.get("adapterDefaults", {}).get("reasoningEffort", False)
+    if "reasoningEffort" in config and (route or not same_route) and (not marked or not unmarked):
+        seed["reasoningEffort"] = config["reasoningEffort"]
+    return seed
+
+
+class EffortNeverRestored(_WrongLoop):
+    """A new loop instance proposes only its agent's config: no effort restored from the log."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            return super()._seed() if self._header_logged else dict(self.config)
+
+
+class EffortRestoredForAnyRoute(_WrongLoop):
+    """A new loop instance restores the logged effort whatever the logged provider and model."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            if self._header_logged:
+                return super()._seed()
+            return _restores_effort(self, same_route=False, unmarked=True)
+
+
+class AdapterDefaultEffortRestored(_WrongLoop):
+    """A new loop instance restores the logged effort even when it was an adapter default."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            if self._header_logged:
+                return super()._seed()
+            return _restores_effort(self, same_route=True, unmarked=False)
+
+
+class NewInstanceRestoresTheConfig(_WrongLoop):
+    """A new loop instance also restores the logged `temperature`, `stop` and `maxTokens` its
+    agent leaves unset (those not marked as adapter defaults)."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            persisted = self.log.request_header()
+            if self._header_logged or persisted is None:
+                return seed
+            marked = persisted.get("adapterDefaults", {})
+            for key in ("temperature", "stop", "maxTokens"):
+                if key in persisted["config"] and key not in seed and not marked.get(key):
+                    seed[key] = persisted["config"][key]
+            return seed
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -855,6 +994,14 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ContextWindowNotCompared": "LOOP-REQUEST-BUILD",
     "DefaultsProposedAsValues": "LOOP-REQUEST-BUILD",
     "TemperatureAndStopDropped": "LOOP-REQUEST-BUILD",
+    "ThrowsReportedByClassName": "PROMPT-RETRY-BOUNDARY",
+    "ClaimsFollowupsAtEveryStep": "PROMPT-STEP-BOUNDARY",
+    "AgentMissingFromTheAssemblyContext": "PROMPT-STEP-BOUNDARY",
+    "ParentScopeDropped": "DESIGN-SCOPED-LAYERS",
+    "EffortNeverRestored": "LOOP-REQUEST-BUILD",
+    "EffortRestoredForAnyRoute": "LOOP-REQUEST-BUILD",
+    "AdapterDefaultEffortRestored": "LOOP-REQUEST-BUILD",
+    "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -867,4 +1014,16 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "DefaultsProposedAsValues": ("loop/adapter-defaults-stay-marked-on-the-next-turn",),
     "TemperatureAndStopDropped": ("loop/temperature-and-stop-carry-to-the-next-turn",),
+    "ThrowsReportedByClassName": ("loop/a-throwing-provider-ends-the-turn-unknown",),
+    "ClaimsFollowupsAtEveryStep": (
+        "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
+    ),
+    "AgentMissingFromTheAssemblyContext": ("loop/providers-get-the-agent-as-agent-and-scope",),
+    "ParentScopeDropped": ("loop/an-agent-with-a-parent-scope-sees-the-parent-layers",),
+    "EffortNeverRestored": ("loop/new-instance-restores-the-effort-for-the-same-route",),
+    "EffortRestoredForAnyRoute": ("loop/new-instance-restores-no-effort-for-another-model",),
+    "AdapterDefaultEffortRestored": ("loop/new-instance-restores-no-adapter-default-effort",),
+    "NewInstanceRestoresTheConfig": (
+        "loop/new-instance-restores-no-temperature-stop-or-max-tokens",
+    ),
 }
