@@ -250,11 +250,12 @@ CASES = [
             "preStep runs the `agent/pre-step` decision, then checks cancellation: a cancel "
             "while the decision is pending aborts the turn once it settles, with no step opened "
             "and no request, though the decision then admits the claimed message (upstream "
-            "notes 8.3, row b). The decision was offered the claimed message and no snapshot."
+            "notes 8.3, row b). The decision is given the turn's signal (it waits for its "
+            "abort), and was offered the claimed message and no snapshot."
         ),
         ops=(
             lp.agent(
-                "a", model=[HELLO], pre_step=[{"decision": "default", "waitFor": {"gate": "d"}}]
+                "a", model=[HELLO], pre_step=[{"decision": "default", "waitFor": {"abort": True}}]
             ),
             lp.followup("a", "hi"),
             lp.cancel("a"),
@@ -262,7 +263,6 @@ CASES = [
                 "a",
                 expect={"preStep": [{"turn": 1, "step": 1, "claimed": [HI], "proposed": None}]},
             ),
-            s.open_gate("d"),
             lp.observe(
                 "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
             ),

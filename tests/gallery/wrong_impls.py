@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 from reference import header, loop, registry, render, runtime_context, tool_order
-from reference.abort import AbortSignal
+from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.deepseek import translate, wire
@@ -941,6 +941,82 @@ class NewInstanceRestoresTheConfig(_WrongLoop):
             return seed
 
 
+class BuildFailureAsksTheRequestErrorDecision(_WrongLoop):
+    """A request build that fails is handled as a request error: the `agent/request-error`
+    decision is asked about it before the turn ends."""
+
+    class agent_class(Agent):
+        async def build_request(
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
+        ) -> Request:
+            try:
+                return await super().build_request(turn, step, assembly, system, messages, signal)
+            except Exception as error:
+                if signal.aborted:
+                    raise
+                failure = {"message": str(error), "code": "UNKNOWN"}
+                provider = self.config.get("provider", "")
+                await self._request_error(RequestError(turn, step, provider, failure, signal))
+                raise
+
+
+class MaxTokensUnchecked(Driver):
+    """An agent is created whatever its `maxTokens`."""
+
+    def __init__(self) -> None:
+        loop._check_max_tokens = lambda config: None
+
+
+class ProposesTheAgentRouteEveryBuild(_WrongLoop):
+    """Every build proposes the agent's own provider and model, not the folded header's: a route
+    the `agent/request` waterfall switched to lasts one request."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            for key in ("provider", "model"):
+                if key in self.config:
+                    seed[key] = self.config[key]  # type: ignore[literal-required]
+            return seed
+
+
+class PreStepDecisionWithoutTheTurnSignal(_WrongLoop):
+    """The `agent/pre-step` decision is given a signal of its own, not the turn's: a decision
+    waiting for the abort never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["pre_step"]
+            own = AbortController().signal
+
+            async def pre_step(question: Any, default: Enter) -> PreStepDecision:
+                return await decide(dataclasses.replace(question, signal=own), default)
+
+            super().__init__(**{**options, "pre_step": pre_step})
+
+
+class InjectWakesTheAgent(_WrongLoop):
+    """An injected message wakes an idle agent, as a steer does."""
+
+    class agent_class(Agent):
+        def inject(self, message: Json) -> None:
+            self.steer(message)
+
+
+class InjectWaitsForTheNextTurn(_WrongLoop):
+    """An injected message is queued for the next turn instead of the next step."""
+
+    class agent_class(Agent):
+        def inject(self, message: Json) -> None:
+            self._inbox.add("next-turn", message)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1002,6 +1078,12 @@ WRONG_IMPLEMENTATIONS: Final = {
     "EffortRestoredForAnyRoute": "LOOP-REQUEST-BUILD",
     "AdapterDefaultEffortRestored": "LOOP-REQUEST-BUILD",
     "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
+    "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
+    "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
+    "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
+    "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "InjectWakesTheAgent": "PROMPT-STEP-BOUNDARY",
+    "InjectWaitsForTheNextTurn": "PROMPT-STEP-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1011,10 +1093,18 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "CancelKeepsQueuedFollowups": ("loop/cancel-drops-followups-queued-behind-the-turn",),
     "ContextWindowNotCompared": (
         "loop/new-instance-with-another-context-window-writes-request-context",
+        "loop/request-state-reads-the-folded-header-and-context",
     ),
     "DefaultsProposedAsValues": ("loop/adapter-defaults-stay-marked-on-the-next-turn",),
     "TemperatureAndStopDropped": ("loop/temperature-and-stop-carry-to-the-next-turn",),
-    "ThrowsReportedByClassName": ("loop/a-throwing-provider-ends-the-turn-unknown",),
+    "ThrowsReportedByClassName": (
+        "loop/a-throwing-provider-ends-the-turn-unknown",
+        "loop/a-throwing-listener-ends-the-turn-unknown",
+        "loop/a-throwing-pre-step-hook-ends-the-turn-unknown",
+        "loop/a-throwing-tool-runtime-ends-the-turn-unknown",
+        "loop/a-throwing-request-error-decision-ends-the-turn-unknown",
+        "loop/a-throwing-request-hook-fails-the-build",
+    ),
     "ClaimsFollowupsAtEveryStep": (
         "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
     ),
@@ -1025,5 +1115,23 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "AdapterDefaultEffortRestored": ("loop/new-instance-restores-no-adapter-default-effort",),
     "NewInstanceRestoresTheConfig": (
         "loop/new-instance-restores-no-temperature-stop-or-max-tokens",
+    ),
+    "BuildFailureAsksTheRequestErrorDecision": (
+        "loop/a-throwing-request-hook-fails-the-build",
+        "loop/a-route-less-agent-fails-the-build",
+    ),
+    "MaxTokensUnchecked": (
+        "loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused",
+    ),
+    "ProposesTheAgentRouteEveryBuild": (
+        "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
+    ),
+    "PreStepDecisionWithoutTheTurnSignal": (
+        "loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn",
+    ),
+    "InjectWakesTheAgent": ("loop/an-injected-message-waits-idle-for-the-next-turn",),
+    "InjectWaitsForTheNextTurn": (
+        "loop/an-injected-message-waits-idle-for-the-next-turn",
+        "loop/a-message-injected-during-a-step-opens-the-next-step",
     ),
 }
