@@ -35,6 +35,8 @@ ERROR_KINDS: Final[dict[str, str]] = {
     # with unknown keys, a message without id or content, a malformed header snapshot). The
     # upstream checks these when loading a seed; the suite does not compare this kind.
     "session-event-invalid": "ROOT-MODEL",
+    # LOOP-REQUEST-BUILD: an agent refused when it is created.
+    "agent-config-invalid": "LOOP-REQUEST-BUILD",
     # Not named by CONTRACTS.md: a configuration that is not a configuration at all
     # (unknown key, wrong type). Kept apart so it never masks `tool-order-invalid`.
     "config-invalid": "PROMPT-REGISTRY-CONTRACT",

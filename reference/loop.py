@@ -35,6 +35,7 @@ from typing import Any, Final, Literal, TypeAlias
 from .abort import AbortController, AbortSignal
 from .assembly import Assembly
 from .blocks import FAILED_KINDS, BlockAssembler
+from .errors import ContractError
 from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
 from .inbox import Inbox, Target
 from .jsonvalue import Json, snapshot
@@ -67,6 +68,15 @@ class TurnFailure(Exception):
         self.failure = failure
 
 
+class NoRoute(Exception):
+    """LOOP-REQUEST-BUILD: "no provider or model after the `agent/request` waterfall" — a failed
+    request build, not a request error: the turn ends `UNKNOWN`."""
+
+
+#: LOOP-REQUEST-BUILD: `maxTokens` must be "a positive integer of at most 2^53 - 1".
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+
 # -- the decisions ------------------------------------------------------------------------------
 
 
@@ -96,6 +106,15 @@ class PreStep:
 
 
 @dataclass(frozen=True)
+class RequestBuild:
+    """What the `agent/request` waterfall is asked about: the attempt's turn and step."""
+
+    turn: int
+    step: int
+    signal: AbortSignal
+
+
+@dataclass(frozen=True)
 class RequestError:
     """What the `agent/request-error` decision is asked about: the failed attempt's failure."""
 
@@ -110,6 +129,9 @@ class RequestError:
 PreStepHook = Callable[[PreStep, Enter], Awaitable[PreStepDecision]]
 #: ``"retry"`` retries in the same turn and step; ``None`` (the default) ends the turn with error.
 RequestErrorHook = Callable[[RequestError], Awaitable[Literal["retry"] | None]]
+#: Given the question and the proposed call config, the config to resolve (the `agent/request`
+#: waterfall; the default passes the proposal through).
+RequestHook = Callable[[RequestBuild, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 async def _default_pre_step(_question: PreStep, default: Enter) -> PreStepDecision:
@@ -118,6 +140,10 @@ async def _default_pre_step(_question: PreStep, default: Enter) -> PreStepDecisi
 
 async def _default_request_error(_question: RequestError) -> Literal["retry"] | None:
     return None
+
+
+async def _default_request(_question: RequestBuild, proposal: dict[str, Any]) -> dict[str, Any]:
+    return proposal
 
 
 # -- tools --------------------------------------------------------------------------------------
@@ -179,15 +205,18 @@ class Agent:
         tools: ToolRunner = _no_tools,
         pre_step: PreStepHook = _default_pre_step,
         request_error: RequestErrorHook = _default_request_error,
+        request: RequestHook = _default_request,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
         # Integer milliseconds: a seeded event's `time` must be an integer (so a log this loop
         # wrote can seed a later session).
         clock: Callable[[], float] = lambda: time.time_ns() // 1_000_000,
     ) -> None:
+        _check_max_tokens(config)
         self.registry, self.scope, self.log, self.adapter = registry, scope, log, adapter
         self.config = snapshot(config)
         self.session_id = session_id
         self._tools, self._pre_step, self._request_error = tools, pre_step, request_error
+        self._request = request
         self.new_id, self._clock = new_id, clock
         # LOOP-RUNTIME-CONTEXT: "It is constructed at the start of each loop instance".
         self._projection = RuntimeContextProjection.restore(log)
@@ -243,6 +272,14 @@ class Agent:
     async def when_idle(self) -> None:
         if self._driver is not None:
             await asyncio.wait([self._driver])
+
+    def inject(self, message: Json) -> None:
+        """Queue ``message`` for the next step without waking the driver (the upstream's
+        ``inject``): a running turn claims it at its next step, an idle agent at the first step
+        of the turn the next follow-up or steer starts."""
+        if self.disposed:
+            raise RuntimeError("the agent is disposed")
+        self._inbox.add("next-step", message)
 
     def _send(self, target: Target, message: Json) -> None:
         """Queue ``message`` and wake the driver.
@@ -384,7 +421,7 @@ class Agent:
         system = self.render_system(assembly)
         while True:
             messages = self.log.messages()
-            request = await self.build_request(assembly, system, messages, signal)
+            request = await self.build_request(turn, step, assembly, system, messages, signal)
             assembler, chunk_seqs = await self._attempt(turn, step, request, signal)
             finish = assembler.finish
             if finish.get("kind") in FAILED_KINDS:
@@ -475,9 +512,16 @@ class Agent:
     # -- the request ------------------------------------------------------------------------------
 
     async def build_request(
-        self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+        self,
+        turn: int,
+        step: int,
+        assembly: Assembly,
+        system: str,
+        messages: list[Json],
+        signal: AbortSignal,
     ) -> Request:
-        """Seed the config, fill adapter defaults, log the header and context, build the request.
+        """Propose the config, pass it through the `agent/request` waterfall, check the route,
+        fill adapter defaults, log the header and context, build the request.
 
         ROOT-MODEL: "A loop-built request is exactly `{...config, messages, system?, tools?,
         sessionId}`: every field of the header's `config` ..., then `messages`, then `system` and
@@ -487,7 +531,14 @@ class Agent:
         A coroutine, as the upstream's is (its config waterfall and call preparation await); the
         step's ``assembly`` is passed for its tools.
         """
-        config, markers = self._prepare(self._seed())
+        proposed = await self._request(RequestBuild(turn, step, signal), snapshot(self._seed()))
+        _check(signal)
+        # LOOP-REQUEST-BUILD: "A request build that fails — no provider or model after the
+        # `agent/request` waterfall, ... — is not a request error: ... no header or context is
+        # written for it, and the turn ends as for any other throw".
+        if not proposed.get("provider") or not proposed.get("model"):
+            raise NoRoute(f"no provider/model for the request: {proposed!r}")
+        config, markers = self._prepare(proposed)
         draft: dict[str, Any] = {"config": config, "system": system}
         if markers:
             draft["adapterDefaults"] = markers
@@ -523,7 +574,7 @@ class Agent:
             and persisted is not None
             and "reasoningEffort" in persisted["config"]
             and not persisted.get("adapterDefaults", {}).get("reasoningEffort")
-            and all(persisted["config"][key] == seed[key] for key in ("provider", "model"))
+            and all(persisted["config"][key] == seed.get(key) for key in ("provider", "model"))
         ):
             seed["reasoningEffort"] = persisted["config"]["reasoningEffort"]
         return seed
@@ -604,6 +655,24 @@ class Agent:
             )
             concluded = concluded or outcome.concludes
         return concluded
+
+
+def _check_max_tokens(config: CallConfig) -> None:
+    """LOOP-REQUEST-BUILD: "An agent whose `maxTokens` is not a positive integer of at most
+    2^53 - 1 is refused when it is created (`agent-config-invalid`)". JSON does not tell ``4``
+    from ``4.0``: an integral float is an integer."""
+    if "maxTokens" not in config:
+        return
+    value: Any = config["maxTokens"]
+    integral = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer()
+    )
+    if not (integral and 1 <= value <= MAX_SAFE_INTEGER):
+        raise ContractError(
+            "agent-config-invalid",
+            f"maxTokens must be a positive integer of at most 2^53 - 1, got {value!r}",
+            where="maxTokens",
+        )
 
 
 def _check(signal: AbortSignal) -> None:

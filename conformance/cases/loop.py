@@ -356,6 +356,36 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/cancel-drops-followups-queued-behind-the-turn",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "`cancel` clears the inbox, then aborts the running turn (PROTOCOL.md, `cancel`; "
+            "upstream notes section 5): the follow-ups queued behind the blocked turn 1 are "
+            "dropped with it, so the next follow-up, sent once turn 1 has ended aborted, is "
+            "turn 2 and the only message of the only turn after it."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.cancel("a"),
+            s.open_gate("g"),
+            lp.followup("a", "four"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "four", 1), 2),  # 2-13
+                ],
+                requests=[{"dispatchSeq": 7}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-reaches-a-cooperative-listener-through-the-signal",
         contracts=CANCEL,
         requires=LOOP,
@@ -543,6 +573,98 @@ CASES = [
                         ],
                     },
                 ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-throwing-provider-ends-the-turn-unknown",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A turn ended by anything else that throws (a provider, ...) ends `{kind: "
+            '"error", error: {message, code: "UNKNOWN"}}`: a section provider of the agent\'s '
+            "scope throws while the first step assembles, so the turn ends with no step and no "
+            "request (the message is free text)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("broken", "broken", 5, s.provider(fails="boom"), layer="a"),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.UNKNOWN)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "preStep claims all next-step messages, then — on a turn's first step only — at most "
+            "one next-turn message: a follow-up sent while step 1 streams its tool call is not "
+            "claimed by the continuation step 2 (which opens with no `user/message`), but by the "
+            "first step of turn 2."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[{**CALL, "waitFor": {"gate": "g"}}, FOUR, HELLO],
+                tools=[lp.tool_result("4")],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.followup("a", "later"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools(),  # 0-20
+                    *_relative(_answered_turn(2, "later", 5, header=[]), 21),  # 21-30
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/providers-get-the-agent-as-agent-and-scope",
+        contracts=(*STEP, "DESIGN-SCOPED-LAYERS"),
+        requires=(*LOOP, "registry-1.1"),
+        why=(
+            'preStep assembles the scoped prompt with `{agent, scope: agent, signal}` ("In '
+            'the loop, the assembly context carries the agent as both `agent` and `scope`"): a '
+            "section provider of the agent's scope is called with the agent as both (CALL names "
+            "scopes; the agent's scope has its name) and a signal not aborted. A provider, not a "
+            "listener: a listener's CALL also holds the payload, whose `variables` may list the "
+            "loop's own."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.section("seen", "seen", 5, s.provider("x", id="seen"), layer="a"),
+            lp.followup("a", "hi"),
+            s.received("seen", expect=s.calls(s.call("a"))),
+        ),
+    ),
+    Case(
+        id="loop/an-agent-with-a-parent-scope-sees-the-parent-layers",
+        contracts=("DESIGN-SCOPED-LAYERS",),
+        requires=LOOP,
+        why=(
+            "Scopes form chains (a sub-agent's scope has its parent's scope as parent), and an "
+            "assembly for scope S sees every existing layer on S's chain: an agent created with "
+            "a parent scope renders the parent's section into its system text."
+        ),
+        ops=(
+            s.scope("p"),
+            s.section("rule", "rule", 5, "parent rule", layer="p"),
+            lp.agent("a", model=[HELLO], parent="p"),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1,
+                    "hi",
+                    1,
+                    header=[
+                        lp.header("initial", system=f"{lp.SYSTEM}\n\nparent rule"),
+                        lp.context(),
+                    ],
+                ),
             ),
         ),
     ),

@@ -19,6 +19,13 @@ HEADERS = ("LOOP-REQUEST-BUILD", "PROMPT-HEADER-CHANGE-TEST")
 RUNTIME = ("LOOP-RUNTIME-CONTEXT",)
 CLOCK = ("clock", "noon")
 RESULT = lp.tool_result("4")
+#: A call config with a temperature and stop sequences (kept from turn to turn).
+TUNED = {**lp.CONFIG, "temperature": 0.5, "stop": ["END"]}
+#: The config the adapter resolves from `lp.CONFIG` with both defaults filled in, and its markers.
+DEFAULTED = {**lp.CONFIG, "reasoningEffort": "high", "maxTokens": 4096}
+BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
+#: The same provider with another model.
+OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
 
 _ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
 _TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]
@@ -41,6 +48,27 @@ def _seed(*, replaced: bool) -> list[Json]:
 #: the bare owner source (no `form`, no `sections`), which a loop gives only the cleared marker.
 _FOREIGN = lp.user(lp.snapshot("x", CLOCK)["data"]["content"][0]["text"], "f0")
 _FOREIGN["data"]["source"] = lp.cleared("x")["data"]["source"]
+
+
+def _resumed_turn(config: Json, resumed: Json) -> list[Json]:
+    """Turn 2 of a new loop instance over turn 1's log (after `session/end-seed` at 12), its
+    agent's config ``config``: the `resume` header with ``resumed``, a `request/context` when
+    the route changed, the answer."""
+    opening = [lp.header("resume", config=resumed)]
+    if config["model"] != lp.CONFIG["model"]:
+        opening.append(lp.context(config))
+    start = 16 + len(opening)
+    return [
+        lp.end_seed(),  # 12
+        lp.turn_start(2),  # 13
+        lp.step_start(2, 1),  # 14
+        lp.user("two", "#3"),  # 15
+        *opening,
+        *lp.attempt(2, 1, HELLO),
+        lp.assistant(2, 1, [lp.text_block("hello")], "#4", range(start, start + 4), config=config),
+        lp.step_end(2, 1),
+        lp.turn_end(2),
+    ]
 
 
 CASES = [
@@ -175,6 +203,173 @@ CASES = [
             ),
         ),
     ),
+    Case(
+        id="loop/new-instance-with-another-context-window-writes-request-context",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "After the header, the build writes `request/context {provider, model, "
+            "contextWindow?}` when no request context was logged yet or one of those three "
+            "differs from the last one: a new loop instance over the log, with the same provider "
+            "and model but another context window, writes `resume` and then a new context."
+        ),
+        ops=(
+            lp.agent("a1", model=[HELLO], adapter={"contextWindow": 65536}),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, adapter={"contextWindow": 131072}),
+            lp.followup("a2", "two"),
+            lp.observe(
+                "a2",
+                log=[
+                    *_answered_turn(
+                        1, "one", 1, header=[lp.header("initial"), lp.context(window=65536)]
+                    ),  # 0-11
+                    lp.end_seed(),  # 12
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            3,
+                            header=[lp.header("resume"), lp.context(window=131072)],
+                        ),
+                        13,
+                    ),  # 13-25
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/adapter-defaults-stay-marked-on-the-next-turn",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            "Once the instance has written a header, the proposal is the folded header's config "
+            "without the fields it marks as adapter defaults (marked defaults are re-resolved): "
+            "the adapter fills them in and marks them again, so the next turn's canonical header "
+            "equals the folded one and no `change` header is written; both requests carry the "
+            "resolved values."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                adapter={"defaults": {"reasoningEffort": "high", "maxTokens": 4096}},
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[
+                            lp.header("initial", config=DEFAULTED, adapter_defaults=BOTH_MARKED),
+                            lp.context(),
+                        ],
+                    ),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "reasoningEffort": "high", "maxTokens": 4096},
+                    {"dispatchSeq": 15, "reasoningEffort": "high", "maxTokens": 4096},
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/temperature-and-stop-carry-to-the-next-turn",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "Once the instance has written a header, the proposal is the folded header's config "
+            "(so `temperature` and `stop` carry over from turn to turn): the second turn's "
+            "request has the same `temperature` and `stop`, and its header is unchanged (none "
+            "written)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO], config=TUNED),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[lp.header("initial", config=TUNED), lp.context()],
+                    ),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "temperature": 0.5, "stop": ["END"]},
+                    {"dispatchSeq": 15, "temperature": 0.5, "stop": ["END"]},
+                ],
+            ),
+        ),
+    ),
+    *[
+        Case(
+            id=f"loop/new-instance-{name}",
+            contracts=BUILD,
+            requires=LOOP,
+            why=why,
+            ops=(
+                lp.agent("a1", model=[HELLO], config=first, adapter=adapter),
+                lp.followup("a1", "one"),
+                lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, config=second),
+                lp.followup("a2", "two"),
+                lp.observe("a2", tail=_resumed_turn(second, resumed)),
+            ),
+        )
+        for name, first, adapter, second, resumed, why in (
+            (
+                "restores-the-effort-for-the-same-route",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                lp.CONFIG,
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                "Before the loop instance has written a header, the proposal is the agent's "
+                "route, its `maxTokens` when set, and the folded header's `reasoningEffort` when "
+                "that header's provider and model equal the route and its effort was not marked "
+                "as an adapter default: a new instance whose agent sets no effort resumes with "
+                "the logged one.",
+            ),
+            (
+                "restores-no-effort-for-another-model",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                OTHER_MODEL,
+                OTHER_MODEL,
+                "The folded header's `reasoningEffort` is restored only when that header's "
+                "provider and model equal the route: a new instance with another model proposes "
+                "none (and writes a new `request/context`).",
+            ),
+            (
+                "restores-no-adapter-default-effort",
+                lp.CONFIG,
+                {"defaults": {"reasoningEffort": "high"}},
+                lp.CONFIG,
+                lp.CONFIG,
+                "The folded header's `reasoningEffort` is restored only when its effort was not "
+                "marked as an adapter default: the first instance's adapter filled it in, so the "
+                "new instance (whose adapter has no defaults) proposes none.",
+            ),
+            (
+                "restores-no-temperature-stop-or-max-tokens",
+                {**TUNED, "maxTokens": 100},
+                {},
+                lp.CONFIG,
+                lp.CONFIG,
+                "Before the instance has written a header the proposal is the route, the agent's "
+                "own `maxTokens` when set, and maybe the effort (`temperature` and `stop` are "
+                "never restored by a new instance): the new instance's agent sets none of them, "
+                "so its header has none.",
+            ),
+        )
+    ],
     Case(
         id="loop/empty-system-and-tools-are-absent-from-header-and-request",
         contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),

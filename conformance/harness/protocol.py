@@ -26,6 +26,7 @@ CAPABILITIES: Final = (
     "session",
     "session-1.2",
     "loop",
+    "loop-1.2",
     "deepseek-wire",
     "deepseek-http",
 )

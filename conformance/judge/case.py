@@ -79,8 +79,12 @@ class Case:
             raise ValueError(f"case {self.id!r}: unknown or missing contract IDs {unknown}")
 
     def agents(self) -> list[str]:
-        """The agents the case creates (loop cases), in order."""
-        return [op["agent"] for op in self.ops if op.get("op") == "agent"]
+        """The agents the case creates (loop cases), in order; not those it expects refused."""
+        return [
+            op["agent"]
+            for op in self.ops
+            if op.get("op") == "agent" and "error" not in op.get("expect", {})
+        ]
 
     def scenario(self) -> Json:
         """The scenario as sent to the implementation: the ops without their expectations."""
@@ -131,7 +135,7 @@ def compare(expected: Json, observed: Json) -> str | None:
     for key, compare_wire in WIRE_COMPARISONS.items():
         if key in expected:
             return compare_wire(expected[key], observed)
-    if {"log", "types", "requests"} & set(expected):
+    if {"log", "tail", "types", "requests"} & set(expected):
         return compare_loop(expected, observed)
     if "assembly" in expected:
         if "assembly" not in observed:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ..scenarios.loopscenario import ANY_TEXT
 from .jsontext import show
 
 Json = Any
@@ -66,13 +67,17 @@ class LoopView:
         self.requests = [self._request(entry) for entry in observed.get("requests", [])]
 
     def compared(self, expected: Json) -> Json:
-        """The parts of the view ``expected`` lists: ``types``, ``log`` and ``requests`` (each
-        request cut to the fields its expectation gives, a missing one shown as `ABSENT`)."""
+        """The parts of the view ``expected`` lists: ``types``, ``log``, ``tail`` (the log's last
+        events, as many as expected) and ``requests`` (each request cut to the fields its
+        expectation gives, a missing one shown as `ABSENT`)."""
         parts: Json = {}
         if "types" in expected:
             parts["types"] = [event["type"] for event in self.log]
         if "log" in expected:
             parts["log"] = self.log
+        if "tail" in expected:
+            count = len(expected["tail"])
+            parts["tail"] = self.log[len(self.log) - count :] if count else []
         if "requests" in expected:
             wanted = expected["requests"]
             parts["requests"] = [
@@ -121,9 +126,11 @@ class LoopView:
 def compare_loop(expected: Json, observed: Json) -> str | None:
     """``None`` if the viewed observation has what ``expected`` lists, else the first difference.
 
-    ``expected`` may hold ``log`` (the whole view, event by event), ``types`` (only the types of
-    the view) and ``requests`` (for each request, the fields given, plus ``dispatchSeq``; a
-    field given as `ABSENT` must be absent).
+    ``expected`` may hold ``log`` (the whole view, event by event), ``tail`` (its last events
+    only, for a case whose rule fixes how the log ends but not everything before), ``types``
+    (only the types of the view) and ``requests`` (for each request, the fields given, plus
+    ``dispatchSeq``; a field given as `ABSENT` must be absent). `ANY_TEXT` in an expected
+    value matches any string.
     """
     problem = _malformed(observed)
     if problem:
@@ -131,7 +138,7 @@ def compare_loop(expected: Json, observed: Json) -> str | None:
     compared = LoopView(observed).compared(expected)
     if "types" in expected and compared["types"] != expected["types"]:
         return f"event types: expected {_show(expected['types'])}, got {_show(compared['types'])}"
-    for key, what in (("log", "event"), ("requests", "request")):
+    for key, what in (("log", "event"), ("tail", "last event"), ("requests", "request")):
         if key in expected:
             problem = _compare_list(what, expected[key], compared[key])
             if problem:
@@ -158,8 +165,10 @@ def _malformed(observed: Json) -> str | None:
 
 def _compare_list(what: str, expected: list[Json], got: list[Json]) -> str | None:
     for index, (want, have) in enumerate(zip(expected, got, strict=False)):
-        if want != have:
-            keys = [key for key in want if want.get(key) != (have or {}).get(key, ABSENT)]
+        if not matches(want, have):
+            keys = [
+                key for key in want if not matches(want.get(key), (have or {}).get(key, ABSENT))
+            ]
             return f"{what} #{index}: expected {_show(want)}, got {_show(have)}" + (
                 f" (differs in {keys})" if keys else ""
             )
@@ -169,6 +178,25 @@ def _compare_list(what: str, expected: list[Json], got: list[Json]) -> str | Non
             f"; the first extra one: {_show(extra[0])}" if extra else ""
         )
     return None
+
+
+def matches(want: Json, have: Json) -> bool:
+    """``want == have``, except that `ANY_TEXT` anywhere in ``want`` matches any string."""
+    if want == ANY_TEXT:
+        return isinstance(have, str)
+    if isinstance(want, dict):
+        return (
+            isinstance(have, dict)
+            and set(want) == set(have)
+            and all(matches(value, have[key]) for key, value in want.items())
+        )
+    if isinstance(want, list):
+        return (
+            isinstance(have, list)
+            and len(want) == len(have)
+            and all(matches(a, b) for a, b in zip(want, have, strict=True))
+        )
+    return bool(want == have)
 
 
 def _messages_of(event: Json) -> list[Json]:

@@ -20,6 +20,9 @@ from .scenario import (
 
 Json = Any
 _UNSET: Final = object()
+#: What an expected value says where any string will do: a message, which is free text
+#: (PROTOCOL.md, "Observations": "Messages are free text and never compared").
+ANY_TEXT: Final = "<any text>"
 
 #: The call configuration of most cases.
 CONFIG: Final = {"provider": "scripted", "model": "m1"}
@@ -47,18 +50,27 @@ def agent(
     model: list[Json],
     config: Json = CONFIG,
     tools: list[Json] | None = None,
-    pre_step: list[str] | None = None,
+    pre_step: list[Json] | None = None,
     request_error: list[Json] | None = None,
+    request: list[Json] | None = None,
     seed: Json = _UNSET,
     adapter: Json = _UNSET,
     parent: str | object = _UNSET,
+    expect: Json = _UNSET,
 ) -> Json:
-    """Create an agent whose scope is named ``name``, scripted per request, tool call, decision."""
+    """Create an agent whose scope is named ``name``, scripted per request, tool call, decision
+    (``request``: the `agent/request` hooks, 1.2); ``expect`` an error when it must be refused."""
     fields: Json = {"agent": name, "config": config, "model": model}
-    for key, value in (("tools", tools), ("preStep", pre_step), ("requestError", request_error)):
+    scripted = (
+        ("tools", tools),
+        ("preStep", pre_step),
+        ("requestError", request_error),
+        ("request", request),
+    )
+    for key, value in scripted:
         if value:
             fields[key] = value
-    return _op("agent", _UNSET, **fields, seed=seed, adapter=adapter, parent=parent)
+    return _op("agent", expect, **fields, seed=seed, adapter=adapter, parent=parent)
 
 
 def after_gate(gate: str, action: str) -> Json:
@@ -72,6 +84,22 @@ def followup(name: str, text: str) -> Json:
 
 def steer(name: str, text: str) -> Json:
     return _op("steer", _UNSET, agent=name, text=text)
+
+
+def inject(name: str, text: str) -> Json:
+    """1.2: a plugin's message for the next step, placed in the inbox without waking the agent."""
+    return _op("inject", _UNSET, agent=name, text=text)
+
+
+def hook_calls(name: str, *, expect: Json) -> Json:
+    """1.2: what the agent's `agent/pre-step`, `agent/request` and `agent/request-error` hooks
+    were asked, call by call."""
+    return _op("hook-calls", expect, agent=name)
+
+
+def request_state(name: str, *, header: Json, context: Json) -> Json:
+    """1.2: the folded `request/header` and the last `request/context` of the agent's log."""
+    return _op("request-state", {"header": header, "context": context}, agent=name)
 
 
 def cancel(name: str, reason: Json = _UNSET) -> Json:
@@ -99,14 +127,17 @@ def summary(id: str, text: str = "summary") -> Json:
 
 
 def observe(
-    name: str, *, log: Json = _UNSET, types: Json = _UNSET, requests: Json = _UNSET
+    name: str,
+    *,
+    log: Json = _UNSET,
+    tail: Json = _UNSET,
+    types: Json = _UNSET,
+    requests: Json = _UNSET,
 ) -> Json:
-    """Read the agent's log and requests; expect the view's ``log``, ``types``, ``requests``."""
-    expected = {
-        key: value
-        for key, value in (("log", log), ("types", types), ("requests", requests))
-        if value is not _UNSET
-    }
+    """Read the agent's log and requests; expect the view's ``log`` (or its ``tail``),
+    ``types``, ``requests``."""
+    given = (("log", log), ("tail", tail), ("types", types), ("requests", requests))
+    expected = {key: value for key, value in given if value is not _UNSET}
     return _op("observe", expected if expected else _UNSET, agent=name)
 
 
@@ -182,6 +213,11 @@ def aborted(cause: Json) -> Json:
     return {"kind": "aborted", "reason": cause}
 
 
+#: PROMPT-RETRY-BOUNDARY: how a turn ended by a throw that is not the model layer's failure ends
+#: (its message is free text).
+UNKNOWN: Final = {"kind": "error", "error": {"message": ANY_TEXT, "code": "UNKNOWN"}}
+
+
 def step_start(turn: int, step: int) -> Json:
     return {"type": "step/start", "data": {"turn": turn, "step": step}}
 
@@ -194,6 +230,17 @@ def user(text: str, id: str) -> Json:
     message = {
         "content": [{"type": "text", "text": text}],
         "source": {"kind": "user"},
+        "role": "user",
+        "id": id,
+    }
+    return {"type": "user/message", "data": message, "surfaceOp": "append"}
+
+
+def injected(text: str, id: str) -> Json:
+    """The message an ``inject`` op places in the inbox (1.2), as it is logged once claimed."""
+    message = {
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "plugin", "plugin": "injector"},
         "role": "user",
         "id": id,
     }

@@ -41,6 +41,7 @@ PROTOCOL_VERSION: Final = 1
 #: ``session``: the session log, the request header and the runtime-context projection
 #: (``session-1.2``: the `session-event-invalid` kind and an option injected as absent);
 #: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
+#: ``loop-1.2``: the loop's hooks, refused agents, failed builds, ``inject`` and the reads;
 #: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
 CAPABILITIES: Final = (
     "registry",
@@ -49,6 +50,7 @@ CAPABILITIES: Final = (
     "session",
     "session-1.2",
     "loop",
+    "loop-1.2",
     "deepseek-wire",
     "deepseek-http",
 )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal
 
 from ..abort import AbortSignal
+from ..errors import ContractError
 from ..jsonvalue import Json, snapshot
 from ..loop import (
     Agent,
@@ -23,7 +24,9 @@ from ..loop import (
     PreStep,
     PreStepDecision,
     Reject,
+    RequestBuild,
     RequestError,
+    RequestHook,
     ToolCall,
     ToolOutcome,
     ToolRunner,
@@ -39,13 +42,18 @@ from ..model_adapter import (
 )
 from ..registry import Scope
 from ..session import SessionLog, SurfaceReplace
-from .scenario import Scenario, ScenarioError
+from .scenario import Scenario, ScenarioError, ScriptedFailure, Wait, error_observation
 
 #: The source of the summary a ``compact`` op writes: another plugin's message, not runtime
 #: context.
 COMPACTOR: Final = {"kind": "plugin", "plugin": "compactor"}
+#: The source of a message the ``inject`` op places in the inbox (1.2).
+INJECTOR: Final = {"kind": "plugin", "plugin": "injector"}
 #: The scripted decisions an agent accepts, per list.
-_DECISIONS: Final = {"preStep": ("default", "reject", "empty"), "requestError": ("retry", "end")}
+_DECISIONS: Final = {
+    "preStep": ("default", "reject", "empty", "throws"),
+    "requestError": ("retry", "end", "throws"),
+}
 
 
 @dataclass
@@ -74,12 +82,15 @@ class LoopOps:
 
     OPS: ClassVar[frozenset[str]] = frozenset(
         {"agent", "followup", "steer", "cancel", "dispose-agent", "compact", "observe"}
+        | {"inject", "hook-calls", "request-state"}
     )
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.agents: dict[str, Agent] = {}
         self.adapters: dict[str, _Recorder] = {}
+        #: Per agent, what its `agent/pre-step` and `agent/request` hooks were asked (1.2).
+        self.hook_calls: dict[str, dict[str, list[Json]]] = {}
         self._ids = 0
 
     def busy(self) -> int:
@@ -89,14 +100,20 @@ class LoopOps:
     async def apply(self, op: Json) -> Json:
         name = op["op"]
         if name == "agent":
-            self._create(op)
-            return {"ok": True}
+            return self._create(op)
         agent = self._agent(op["agent"])
-        if name in ("followup", "steer"):
+        if name in ("followup", "steer", "inject"):
             if agent.disposed:
                 raise ScenarioError(f"agent {op['agent']!r} is disposed")
             message = user_message(op["text"], agent.new_id())
-            (agent.followup if name == "followup" else agent.steer)(message)
+            if name == "inject":
+                agent.inject({**message, "source": dict(INJECTOR)})
+            else:
+                (agent.followup if name == "followup" else agent.steer)(message)
+        elif name == "hook-calls":
+            return snapshot(self.hook_calls[op["agent"]])
+        elif name == "request-state":
+            return {"header": agent.log.request_header(), "context": agent.log.request_context()}
         elif name == "cancel":
             agent.cancel(op.get("reason", {"kind": "user"}))
         elif name == "dispose-agent":
@@ -141,17 +158,24 @@ class LoopOps:
         )
         return {"ok": True}
 
-    def _create(self, op: Json) -> None:
+    def _create(self, op: Json) -> Json:
         name = op["agent"]
         scenario = self.scenario
         for key, allowed in _DECISIONS.items():
             unknown = [value for value in op.get(key, []) if _decision(key, value) not in allowed]
             if unknown:
                 raise ScenarioError(f"agent {name!r}: unknown {key} decision(s) {unknown}")
-        if name in scenario.scopes:
+        bad_hooks = [
+            hook
+            for hook in op.get("request", [])
+            if hook != "pass" and not (isinstance(hook, dict) and set(hook) <= _REQUEST_HOOK)
+        ]
+        if bad_hooks:
+            raise ScenarioError(f"agent {name!r}: unknown request hook(s) {bad_hooks}")
+        if name in scenario.scopes or name in self.agents:
             raise ScenarioError(f"agent {name!r}: a scope of that name already exists")
+        calls: dict[str, list[Json]] = {"preStep": [], "requestHook": [], "requestError": []}
         scope = Scope(name, scenario.scope_named(op.get("parent")))
-        scenario.scopes[name] = scope
         log = self._log(op.get("seed"))
         adapter_spec = op.get("adapter", {})
         scripted = ScriptedAdapter(
@@ -160,17 +184,32 @@ class LoopOps:
             context_window=adapter_spec.get("contextWindow"),
         )
         adapter = _Recorder(scripted, log)
-        self.adapters[name] = adapter
-        self.agents[name] = scenario.hooks.make_agent(
+        # Refused (`agent-config-invalid`, 1.2): nothing is kept, the scope included.
+        try:
+            agent = self._make_agent(op, scope, log, adapter, calls)
+        except ContractError as error:
+            return error_observation(error)
+        scenario.scopes[name] = scope
+        self.adapters[name], self.agents[name], self.hook_calls[name] = adapter, agent, calls
+        return {"ok": True}
+
+    def _make_agent(
+        self, op: Json, scope: Scope, log: SessionLog, adapter: _Recorder, calls: Json
+    ) -> Agent:
+        scenario = self.scenario
+        return scenario.hooks.make_agent(
             registry=scenario.registry,
             scope=scope,
             log=log,
             adapter=adapter,
             config=op["config"],
             session_id=self._new_id("session"),
-            tools=_scripted_tools(op.get("tools", [])),
-            pre_step=_scripted_pre_step(op.get("preStep", [])),
-            request_error=_scripted_request_error(op.get("requestError", []), scenario.wait),
+            tools=_scripted_tools(op.get("tools", []), scenario.wait),
+            pre_step=_scripted_pre_step(op.get("preStep", []), scenario.wait, calls["preStep"]),
+            request_error=_scripted_request_error(
+                op.get("requestError", []), scenario.wait, calls["requestError"]
+            ),
+            request=_scripted_request(op.get("request", []), scenario.wait, calls["requestHook"]),
             new_id=lambda: self._new_id("message"),
         )
 
@@ -207,14 +246,19 @@ class LoopOps:
         return f"{kind}-{self._ids}"
 
 
-def _scripted_tools(results: list[Json]) -> ToolRunner:
+def _scripted_tools(results: list[Json], wait: Wait) -> ToolRunner:
+    """TOOL_RESULT, one per call: after its ``waitFor`` (1.2), the result, or the tool runtime
+    throws (``throws``, 1.2)."""
     queue = list(results)
 
-    async def run(call: ToolCall, _signal: AbortSignal) -> ToolOutcome:
+    async def run(call: ToolCall, signal: AbortSignal) -> ToolOutcome:
         if not queue:
             text = f"Error: no scripted result for tool call {call.call_id}"
             return ToolOutcome([{"type": "text", "text": text}], is_error=True)
         result = queue.pop(0)
+        await wait(result.get("waitFor"), signal)
+        if "throws" in result:
+            raise ScriptedFailure(result["throws"])
         return ToolOutcome(
             snapshot(result["content"]),
             is_error=result.get("isError", False),
@@ -225,12 +269,28 @@ def _scripted_tools(results: list[Json]) -> ToolRunner:
 
 
 def _scripted_pre_step(
-    decisions: list[Json],
+    decisions: list[Json], wait: Wait, calls: list[Json]
 ) -> Callable[[PreStep, Enter], Awaitable[PreStepDecision]]:
+    """DECISION, one per call, each call recorded: what was claimed, and the runtime-context
+    message the default decision proposes after the claimed ones (``null`` for none)."""
     queue = list(decisions)
 
-    async def decide(_question: PreStep, default: Enter) -> PreStepDecision:
+    async def decide(question: PreStep, default: Enter) -> PreStepDecision:
+        proposed = default.messages[len(question.claimed) :]
+        calls.append(
+            {
+                "turn": question.turn,
+                "step": question.step,
+                "claimed": [_without_id(message) for message in question.claimed],
+                "proposed": _without_id(proposed[0]) if proposed else None,
+            }
+        )
         decision = queue.pop(0) if queue else "default"
+        if isinstance(decision, dict):
+            await wait(decision.get("waitFor"), question.signal)
+            if "throws" in decision:
+                raise ScriptedFailure(decision["throws"])
+            decision = decision["decision"]
         if decision == "reject":
             return Reject()
         return Enter([]) if decision == "empty" else default
@@ -238,16 +298,51 @@ def _scripted_pre_step(
     return decide
 
 
+def _scripted_request(hooks: list[Json], wait: Wait, calls: list[Json]) -> RequestHook:
+    """REQUEST_HOOK (`agent/request`, 1.2), one per request build, each call recorded with the
+    proposal it was given: ``"pass"``, or after its ``waitFor``, throw (``throws``) or set the
+    fields of ``set`` (``null`` removes one)."""
+    queue = list(hooks)
+
+    async def propose(question: RequestBuild, proposal: dict[str, Json]) -> dict[str, Json]:
+        calls.append({"turn": question.turn, "step": question.step, "proposal": snapshot(proposal)})
+        hook = queue.pop(0) if queue else "pass"
+        if not isinstance(hook, dict):
+            return proposal
+        await wait(hook.get("waitFor"), question.signal)
+        if "throws" in hook:
+            raise ScriptedFailure(hook["throws"])
+        changed = {**proposal, **hook.get("set", {})}
+        return {key: value for key, value in changed.items() if value is not None}
+
+    return propose
+
+
 def _decision(key: str, value: Json) -> Json:
-    """The name of a scripted decision: the string, or ``action`` of the object form
-    ``{"action", "waitFor"}`` (an ACTION that waits: requestError only)."""
-    if key == "requestError" and isinstance(value, dict) and set(value) == {"action", "waitFor"}:
-        return value["action"]
-    return value
+    """The name of a scripted decision: the string, or the object forms (1.2 for all but the
+    requestError ``{"action", "waitFor"}``): ``{"decision"|"action", "waitFor"?}``, and
+    ``{"throws", "waitFor"?}`` (any name: the hook throws)."""
+    if not isinstance(value, dict):
+        return None if value == _THROWS else value
+    if "throws" in value:
+        return _THROWS
+    named = value.get("decision" if key == "preStep" else "action")
+    return named if set(value) <= {"decision", "action", "waitFor"} else None
+
+
+#: The keys of a REQUEST_HOOK object.
+_REQUEST_HOOK: Final = frozenset({"set", "throws", "waitFor"})
+#: Stands for "the hook throws" among the allowed decision names.
+_THROWS: Final = "throws"
+
+
+def _without_id(message: Json) -> Json:
+    """A message as HOOK_CALLS records it: ids are generated, so left out."""
+    return {key: snapshot(value) for key, value in message.items() if key != "id"}
 
 
 def _scripted_request_error(
-    actions: list[Json], wait: Callable[[Json, AbortSignal], Awaitable[None]]
+    actions: list[Json], wait: Wait, calls: list[Json]
 ) -> Callable[[RequestError], Awaitable[Literal["retry"] | None]]:
     """Each failed attempt takes the next ACTION; one with ``waitFor`` first waits for the gate
     or the turn's abort signal, so a case can cancel while the decision is pending (upstream
@@ -255,9 +350,14 @@ def _scripted_request_error(
     queue = list(actions)
 
     async def decide(question: RequestError) -> Literal["retry"] | None:
+        calls.append(
+            {"turn": question.turn, "step": question.step, "failure": snapshot(question.failure)}
+        )
         action = queue.pop(0) if queue else "end"
         if isinstance(action, dict):
-            await wait(action["waitFor"], question.signal)
+            await wait(action.get("waitFor"), question.signal)
+            if "throws" in action:
+                raise ScriptedFailure(action["throws"])
         return "retry" if _decision("requestError", action) == "retry" else None
 
     return decide

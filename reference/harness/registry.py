@@ -19,7 +19,7 @@ from ..assembly import Assembly, PromptText, ToolContribution, ToolSchema
 from ..config import PromptConfig
 from ..errors import ContractError
 from ..registry import AssembleContext, Next, Registration, Scope
-from .scenario import Json, Scenario, ScenarioError, ScriptedFailure
+from .scenario import Json, Scenario, ScenarioError, ScriptedFailure, error_observation
 
 _SPECIAL_ORDERS: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -72,13 +72,13 @@ class RegistryOps:
             try:
                 self.scenario.registry = self.scenario.new_registry(PromptConfig.load(op["config"]))
             except ContractError as error:
-                return _error(error)
+                return error_observation(error)
             return _OK
         if name in ("register", "release"):
             try:
                 self.apply_effect(op)
             except (ContractError, ScriptedFailure) as error:
-                return _error(error)
+                return error_observation(error)
             return _OK
         if name == "change-observer":
             self.scenario.registry.subscribe(_fails_once(op["fails"]))
@@ -164,6 +164,8 @@ class RegistryOps:
         async def listener(payload: Assembly, context: AssembleContext, next_: Next) -> Assembly:
             track(context, payload)
             await self.scenario.wait(spec.get("waitFor"), context.signal)
+            if "fails" in spec:
+                raise ScriptedFailure(spec["fails"])
             for edit in spec.get("before", []):
                 _edit(payload, edit)
             result = await next_() if call_next else payload
@@ -269,7 +271,7 @@ class RegistryOps:
         if error is None:
             return {"assembly": _assembly_json(run.task.result())}
         if isinstance(error, ContractError | ScriptedFailure):
-            return _error(error)
+            return error_observation(error)
         raise error
 
     def _render(self, name: str, op: Json) -> Json:
@@ -279,7 +281,7 @@ class RegistryOps:
                 return {"text": self.scenario.hooks.render_prompt(assembly)}
             sections, text = self.scenario.hooks.render_context(assembly)
         except ContractError as error:
-            return _error(error)
+            return error_observation(error)
         return {"sections": [_text_json(entry) for entry in sections], "text": text}
 
     def _assembly(self, op: Json) -> Assembly:
@@ -318,15 +320,6 @@ class RegistryOps:
 _OK: Final = {"ok": True}
 #: PROTOCOL.md: `abort` (and an already-aborted `assemble`) without a `reason` mean a user cancel.
 _USER_ABORT: Final = {"kind": "user"}
-
-
-def _error(error: ContractError | ScriptedFailure) -> Json:
-    if isinstance(error, ScriptedFailure):
-        return {"error": {"kind": "scripted-failure", "message": str(error)}}
-    body = {"kind": error.kind, "message": str(error)}
-    if error.where is not None:
-        body["where"] = error.where
-    return {"error": body}
 
 
 def _fails_once(message: str) -> Callable[[object], None]:

@@ -11,12 +11,13 @@ entry point puts their op tables together, so this module imports none of them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Final, Protocol
 
 from ..abort import AbortSignal
 from ..assembly import Assembly, PromptText
 from ..config import PromptConfig
+from ..errors import ContractError
 from ..loop import Agent
 from ..registry import PromptRegistry, Scope
 
@@ -31,6 +32,16 @@ class ScenarioError(Exception):
 
 class ScriptedFailure(Exception):
     """What a ``fails`` provider, or a ``change-observer`` op's observer, throws."""
+
+
+def error_observation(error: ContractError | ScriptedFailure) -> Json:
+    """``{"error": ERROR}`` for a rejected op (PROTOCOL.md, "Observations")."""
+    if isinstance(error, ScriptedFailure):
+        return {"error": {"kind": "scripted-failure", "message": str(error)}}
+    body = {"kind": error.kind, "message": str(error)}
+    if error.where is not None:
+        body["where"] = error.where
+    return {"error": body}
 
 
 class Hooks(Protocol):
@@ -73,6 +84,10 @@ class Gate:
         waiting, self.waiting = self.waiting, []
         for wake in waiting:
             wake()
+
+
+#: `Scenario.wait`: WAIT (or ``None``: no wait) and the signal an ``{"abort": true}`` waits on.
+Wait = Callable[[Json | None, AbortSignal | None], Awaitable[None]]
 
 
 class Scenario:

@@ -9,6 +9,7 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import math
@@ -16,8 +17,8 @@ import re
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from reference import header, registry, render, runtime_context, session, tool_order
-from reference.abort import AbortSignal
+from reference import header, loop, registry, render, runtime_context, session, tool_order
+from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly, ToolSchema
 from reference.config import PromptConfig
 from reference.deepseek import sse, translate, wire
@@ -385,12 +386,18 @@ class RenderInsideRetry(_WrongLoop):
 
     class agent_class(Agent):
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             context = AssembleContext(scope=self.scope, agent=self.scope, signal=signal)
             assembly = await self.registry.assemble(context)
             return await super().build_request(
-                assembly, self.render_system(assembly), messages, signal
+                turn, step, assembly, self.render_system(assembly), messages, signal
             )
 
 
@@ -470,10 +477,16 @@ class RebuiltMessages(_WrongLoop):
 
     class agent_class(Agent):
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             rebuilt = [dict(sorted(message.items())) for message in messages]
-            return await super().build_request(assembly, system, rebuilt, signal)
+            return await super().build_request(turn, step, assembly, system, rebuilt, signal)
 
 
 class UnloggedSnapshot(_WrongLoop):
@@ -489,10 +502,18 @@ class UnloggedSnapshot(_WrongLoop):
             return None
 
         async def build_request(
-            self, assembly: Assembly, system: str, messages: list[Json], signal: AbortSignal
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
         ) -> Request:
             extra = [self._unlogged] if self._unlogged is not None else []
-            return await super().build_request(assembly, system, messages + extra, signal)
+            return await super().build_request(
+                turn, step, assembly, system, messages + extra, signal
+            )
 
 
 class ReplacementGoesToTheEnd(Driver):
@@ -981,6 +1002,246 @@ class EndSeedAnywhereInTheSeed(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
+class CancelKeepsQueuedFollowups(_WrongLoop):
+    """A cancel drops the next-step messages but leaves the follow-ups queued behind the
+    cancelled turn: the next follow-up's turn takes the oldest of them instead."""
+
+    class agent_class(Agent):
+        def cancel(self, cause: Json = None) -> None:
+            queued = list(self._inbox.next_turn)
+            super().cancel(cause if cause is not None else {"kind": "user"})
+            self._inbox.next_turn = queued
+
+
+class ContextWindowNotCompared(_WrongLoop):
+    """`request/context` is written again only when the provider or model differs, so a new
+    loop instance with another context window writes none."""
+
+    class agent_class(Agent):
+        def _log_context(self, config: Json) -> None:
+            last = self.log.request_context()
+            if last is None or any(last[key] != config[key] for key in ("provider", "model")):
+                super()._log_context(config)
+
+
+class DefaultsProposedAsValues(_WrongLoop):
+    """After the first header, the whole folded config is proposed again, values filled from
+    adapter defaults included: they are no longer marked, and the header changes."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            persisted = self.log.request_header()
+            if self._header_logged and persisted is not None:
+                return dict(persisted["config"])
+            return super()._seed()
+
+
+class TemperatureAndStopDropped(_WrongLoop):
+    """Later turns propose the folded config without `temperature` and `stop`."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            if self._header_logged:
+                seed.pop("temperature", None)
+                seed.pop("stop", None)
+            return seed
+
+
+class ThrowsReportedByClassName(Driver):
+    """A turn ended by a throw that is not the model layer's failure ends with the error's
+    class name as its code, not `UNKNOWN`."""
+
+    def __init__(self) -> None:
+        failure_of = loop._failure_of
+
+        def by_class(error: Exception) -> Json:
+            failure = failure_of(error)
+            if failure["code"] == "UNKNOWN":
+                return {**failure, "code": type(error).__name__}
+            return failure
+
+        loop._failure_of = by_class
+
+
+class ClaimsFollowupsAtEveryStep(_WrongLoop):
+    """Every step, not only a turn's first, claims a next-turn message besides the next-step
+    ones."""
+
+    class agent_class(Agent):
+        async def pre_step(
+            self, target: Any, turn: int, step: int, signal: AbortSignal
+        ) -> tuple[PreStepDecision, Assembly]:
+            return await super().pre_step("next-turn", turn, step, signal)
+
+
+class _AgentlessRegistry:
+    """A registry whose assemblies are given no `agent` in their context."""
+
+    def __init__(self, registry: PromptRegistry) -> None:
+        self._registry = registry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+    async def assemble(self, context: AssembleContext) -> Assembly:
+        return await self._registry.assemble(dataclasses.replace(context, agent=None))
+
+
+class AgentMissingFromTheAssemblyContext(_WrongLoop):
+    """The loop assembles with `{scope: agent, signal}`: no `agent` in the assembly context."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.registry = _AgentlessRegistry(self.registry)  # type: ignore[assignment]
+
+
+class ParentScopeDropped(_WrongLoop):
+    """An agent's scope loses its parent: its assemblies see the global layer and its own."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            object.__setattr__(self.scope, "parent", None)
+
+
+def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[str, Any]:
+    """A new instance's proposal: the agent's config, with the logged effort restored under the
+    conditions asked for (LOOP-REQUEST-BUILD asks for both)."""
+    seed: dict[str, Any] = dict(agent.config)
+    persisted = agent.log.request_header()
+    if persisted is None or "reasoningEffort" in seed:
+        return seed
+    config = persisted["config"]
+    route = all(config[key] == seed.get(key) for key in ("provider", "model"))
+    marked = persisted.get("adapterDefaults", {}).get("reasoningEffort", False)
+    if "reasoningEffort" in config and (route or not same_route) and (not marked or not unmarked):
+        seed["reasoningEffort"] = config["reasoningEffort"]
+    return seed
+
+
+class EffortNeverRestored(_WrongLoop):
+    """A new loop instance proposes only its agent's config: no effort restored from the log."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            return super()._seed() if self._header_logged else dict(self.config)
+
+
+class EffortRestoredForAnyRoute(_WrongLoop):
+    """A new loop instance restores the logged effort whatever the logged provider and model."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            if self._header_logged:
+                return super()._seed()
+            return _restores_effort(self, same_route=False, unmarked=True)
+
+
+class AdapterDefaultEffortRestored(_WrongLoop):
+    """A new loop instance restores the logged effort even when it was an adapter default."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            if self._header_logged:
+                return super()._seed()
+            return _restores_effort(self, same_route=True, unmarked=False)
+
+
+class NewInstanceRestoresTheConfig(_WrongLoop):
+    """A new loop instance also restores the logged `temperature`, `stop` and `maxTokens` its
+    agent leaves unset (those not marked as adapter defaults)."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            persisted = self.log.request_header()
+            if self._header_logged or persisted is None:
+                return seed
+            marked = persisted.get("adapterDefaults", {})
+            for key in ("temperature", "stop", "maxTokens"):
+                if key in persisted["config"] and key not in seed and not marked.get(key):
+                    seed[key] = persisted["config"][key]
+            return seed
+
+
+class BuildFailureAsksTheRequestErrorDecision(_WrongLoop):
+    """A request build that fails is handled as a request error: the `agent/request-error`
+    decision is asked about it before the turn ends."""
+
+    class agent_class(Agent):
+        async def build_request(
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
+        ) -> Request:
+            try:
+                return await super().build_request(turn, step, assembly, system, messages, signal)
+            except Exception as error:
+                if signal.aborted:
+                    raise
+                failure = {"message": str(error), "code": "UNKNOWN"}
+                provider = self.config.get("provider", "")
+                await self._request_error(RequestError(turn, step, provider, failure, signal))
+                raise
+
+
+class MaxTokensUnchecked(Driver):
+    """An agent is created whatever its `maxTokens`."""
+
+    def __init__(self) -> None:
+        loop._check_max_tokens = lambda config: None
+
+
+class ProposesTheAgentRouteEveryBuild(_WrongLoop):
+    """Every build proposes the agent's own provider and model, not the folded header's: a route
+    the `agent/request` waterfall switched to lasts one request."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            for key in ("provider", "model"):
+                if key in self.config:
+                    seed[key] = self.config[key]  # type: ignore[literal-required]
+            return seed
+
+
+class PreStepDecisionWithoutTheTurnSignal(_WrongLoop):
+    """The `agent/pre-step` decision is given a signal of its own, not the turn's: a decision
+    waiting for the abort never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["pre_step"]
+            own = AbortController().signal
+
+            async def pre_step(question: Any, default: Enter) -> PreStepDecision:
+                return await decide(dataclasses.replace(question, signal=own), default)
+
+            super().__init__(**{**options, "pre_step": pre_step})
+
+
+class InjectWakesTheAgent(_WrongLoop):
+    """An injected message wakes an idle agent, as a steer does."""
+
+    class agent_class(Agent):
+        def inject(self, message: Json) -> None:
+            self.steer(message)
+
+
+class InjectWaitsForTheNextTurn(_WrongLoop):
+    """An injected message is queued for the next turn instead of the next step."""
+
+    class agent_class(Agent):
+        def inject(self, message: Json) -> None:
+            self._inbox.add("next-turn", message)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1043,6 +1304,24 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedSeqCheckedFirst": "ROOT-MODEL",
     "SeedDropsIgnorable": "ROOT-MODEL",
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
+    "CancelKeepsQueuedFollowups": "PROMPT-CANCEL-TEST",
+    "ContextWindowNotCompared": "LOOP-REQUEST-BUILD",
+    "DefaultsProposedAsValues": "LOOP-REQUEST-BUILD",
+    "TemperatureAndStopDropped": "LOOP-REQUEST-BUILD",
+    "ThrowsReportedByClassName": "PROMPT-RETRY-BOUNDARY",
+    "ClaimsFollowupsAtEveryStep": "PROMPT-STEP-BOUNDARY",
+    "AgentMissingFromTheAssemblyContext": "PROMPT-STEP-BOUNDARY",
+    "ParentScopeDropped": "DESIGN-SCOPED-LAYERS",
+    "EffortNeverRestored": "LOOP-REQUEST-BUILD",
+    "EffortRestoredForAnyRoute": "LOOP-REQUEST-BUILD",
+    "AdapterDefaultEffortRestored": "LOOP-REQUEST-BUILD",
+    "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
+    "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
+    "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
+    "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
+    "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "InjectWakesTheAgent": "PROMPT-STEP-BOUNDARY",
+    "InjectWaitsForTheNextTurn": "PROMPT-STEP-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1076,5 +1355,65 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "SeedDropsIgnorable": ("test_example[session/seed-keeps-an-ignorable-event]",),
     "EndSeedAnywhereInTheSeed": (
         "test_example[session/seed-with-end-seed-inside-gets-one-at-the-end]",
+    ),
+    "CancelKeepsQueuedFollowups": (
+        "test_example[loop/cancel-drops-followups-queued-behind-the-turn]",
+    ),
+    "ContextWindowNotCompared": (
+        "test_example[loop/new-instance-with-another-context-window-writes-request-context]",
+        "test_example[loop/request-state-reads-the-folded-header-and-context]",
+    ),
+    "DefaultsProposedAsValues": (
+        "test_example[loop/adapter-defaults-stay-marked-on-the-next-turn]",
+    ),
+    "TemperatureAndStopDropped": (
+        "test_example[loop/temperature-and-stop-carry-to-the-next-turn]",
+    ),
+    "ThrowsReportedByClassName": (
+        "test_example[loop/a-throwing-provider-ends-the-turn-unknown]",
+        "test_example[loop/a-throwing-listener-ends-the-turn-unknown]",
+        "test_example[loop/a-throwing-pre-step-hook-ends-the-turn-unknown]",
+        "test_example[loop/a-throwing-tool-runtime-ends-the-turn-unknown]",
+        "test_example[loop/a-throwing-request-error-decision-ends-the-turn-unknown]",
+        "test_example[loop/a-throwing-request-hook-fails-the-build]",
+    ),
+    "ClaimsFollowupsAtEveryStep": (
+        "test_example[loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn]",
+    ),
+    "AgentMissingFromTheAssemblyContext": (
+        "test_example[loop/providers-get-the-agent-as-agent-and-scope]",
+    ),
+    "ParentScopeDropped": (
+        "test_example[loop/an-agent-with-a-parent-scope-sees-the-parent-layers]",
+    ),
+    "EffortNeverRestored": (
+        "test_example[loop/new-instance-restores-the-effort-for-the-same-route]",
+    ),
+    "EffortRestoredForAnyRoute": (
+        "test_example[loop/new-instance-restores-no-effort-for-another-model]",
+    ),
+    "AdapterDefaultEffortRestored": (
+        "test_example[loop/new-instance-restores-no-adapter-default-effort]",
+    ),
+    "NewInstanceRestoresTheConfig": (
+        "test_example[loop/new-instance-restores-no-temperature-stop-or-max-tokens]",
+    ),
+    "BuildFailureAsksTheRequestErrorDecision": (
+        "test_example[loop/a-throwing-request-hook-fails-the-build]",
+        "test_example[loop/a-route-less-agent-fails-the-build]",
+    ),
+    "MaxTokensUnchecked": (
+        "test_example[loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused]",
+    ),
+    "ProposesTheAgentRouteEveryBuild": (
+        "test_example[loop/a-request-hook-switching-the-model-sticks-for-later-turns]",
+    ),
+    "PreStepDecisionWithoutTheTurnSignal": (
+        "test_example[loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn]",
+    ),
+    "InjectWakesTheAgent": ("test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",),
+    "InjectWaitsForTheNextTurn": (
+        "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
+        "test_example[loop/a-message-injected-during-a-step-opens-the-next-step]",
     ),
 }

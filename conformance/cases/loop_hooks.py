@@ -1,0 +1,331 @@
+"""Protocol 1.2 (`loop-1.2`): the loop's hooks, failed request builds, refused agents, injected
+messages and the request-state read.
+
+Expected logs are in the view of `conformance.judge.logview`, worked out by hand from CONTRACTS.md
+and, where it is silent, from `upstream/loop-and-session.md` (each ``why`` says which); the comment
+after an event is its position.
+"""
+
+from __future__ import annotations
+
+from ..judge.case import Case
+from ..scenarios import loopscenario as lp
+from ..scenarios import scenario as s
+from ..scenarios.scenario import Json
+from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn
+
+LOOP_12 = ("registry", "loop", "loop-1.2")
+BUILD = ("LOOP-REQUEST-BUILD",)
+STEP = ("PROMPT-STEP-BOUNDARY",)
+CANCEL = ("PROMPT-CANCEL-TEST",)
+#: A step's opening before its request build: turn 1, step 1, the user's "hi" (positions 0-2).
+OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
+#: The same provider with another model.
+OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+HI = {
+    "content": [{"type": "text", "text": "hi"}],
+    "source": {"kind": "user"},
+    "role": "user",
+}
+
+
+def _failed_build() -> list[Json]:
+    """A turn whose first request build fails: no header, no context, no request."""
+    return [*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.UNKNOWN)]
+
+
+CASES = [
+    # -- PROMPT-RETRY-BOUNDARY: throws that are not the model layer's failure -------------------
+    Case(
+        id="loop/a-throwing-listener-ends-the-turn-unknown",
+        contracts=RETRY,
+        requires=LOOP_12,
+        why=(
+            "A turn ended by anything else that throws (..., a listener, ...) ends `{kind: "
+            '"error", error: {message, code: "UNKNOWN"}}`: a listener of the agent\'s scope '
+            "throws while the first step assembles."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.listen("bad", {"fails": "boom"}, scope="a"),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.UNKNOWN)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-throwing-pre-step-hook-ends-the-turn-unknown",
+        contracts=RETRY,
+        requires=LOOP_12,
+        why=(
+            "A turn ended by anything else that throws (..., a hook, ...) ends `UNKNOWN`: the "
+            "`agent/pre-step` decision throws, so no step opens."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], pre_step=[{"throws": "boom"}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.UNKNOWN)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-throwing-tool-runtime-ends-the-turn-unknown",
+        contracts=RETRY,
+        requires=LOOP_12,
+        why=(
+            "A turn ended by anything else that throws (..., a tool runtime, ...) ends "
+            "`UNKNOWN`: the runtime throws running the model's tool call, the step ends and so "
+            "does the turn, with no second request. (Whether the call's `tool/call` is logged "
+            "first is not stated, so only how the log ends is compared.)"
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR], tools=[{"throws": "boom"}]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                tail=[lp.step_end(1, 1), lp.turn_end(1, lp.UNKNOWN)],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-throwing-request-error-decision-ends-the-turn-unknown",
+        contracts=RETRY,
+        requires=LOOP_12,
+        why=(
+            "A turn ended by anything else that throws (..., a hook, ...) ends `UNKNOWN`: the "
+            "`agent/request-error` decision on a failed attempt throws, and the turn ends with "
+            "`UNKNOWN`, not with the attempt's failure (upstream notes 7.1: the throw leaves "
+            "the step as it is)."
+        ),
+        ops=(
+            lp.agent(
+                "a", model=[lp.fails("SERVER", "overloaded")], request_error=[{"throws": "x"}]
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("SERVER", "overloaded")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, lp.UNKNOWN),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    # -- LOOP-REQUEST-BUILD: failed builds, refused agents -----------------------------------------
+    Case(
+        id="loop/a-throwing-request-hook-fails-the-build",
+        contracts=(*BUILD, *RETRY),
+        requires=LOOP_12,
+        why=(
+            "A request build that fails is not a request error: no `agent/request-error` "
+            "decision is asked, no header or context is written for it, and the turn ends as "
+            "for any other throw (`UNKNOWN`): the `agent/request` waterfall throws."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"throws": "boom"}], request_error=["retry"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/a-route-less-agent-fails-the-build",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — no provider or model after the `agent/request` "
+            "waterfall — is not a request error: no `agent/request-error` decision is asked "
+            "(though it would retry), no header or context is written, and the turn ends "
+            "`UNKNOWN`. The agent has no route and its waterfall passes the proposal through."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], config={}, request_error=["retry"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "An agent whose `maxTokens` is not a positive integer of at most 2^53 - 1 is refused "
+            "when it is created (`agent-config-invalid`, `where`: `maxTokens`); 2^53 - 1 "
+            "itself is accepted."
+        ),
+        ops=(
+            *[
+                lp.agent(
+                    f"bad{index}",
+                    model=[],
+                    config={**lp.CONFIG, "maxTokens": value},
+                    expect={"error": {"kind": "agent-config-invalid", "where": "maxTokens"}},
+                )
+                for index, value in enumerate((0, -1, 1.5, 2**53))
+            ],
+            lp.agent("ok", model=[], config={**lp.CONFIG, "maxTokens": 2**53 - 1}),
+        ),
+    ),
+    Case(
+        id="loop/a-request-hook-switching-the-model-sticks-for-later-turns",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "Each attempt's config is proposed, may be replaced by the `agent/request` "
+            "waterfall, and is then resolved; once the instance has written a header, the "
+            "proposal is the folded header's config: turn 2's hook switches the model (a "
+            "`change` header and a new `request/context`), and turn 3's hook is offered that "
+            "model, not the agent's."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO, HELLO],
+                request=["pass", {"set": {"model": "m2"}}, "pass"],
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "requestHook": [
+                        {"turn": 1, "step": 1, "proposal": lp.CONFIG},
+                        {"turn": 2, "step": 1, "proposal": lp.CONFIG},
+                        {"turn": 3, "step": 1, "proposal": OTHER_MODEL},
+                    ]
+                },
+            ),
+            lp.observe(
+                "a",
+                requests=[
+                    {"dispatchSeq": 5, "model": "m1"},
+                    {"dispatchSeq": 17, "model": "m2"},
+                    {"dispatchSeq": 27, "model": "m2"},
+                ],
+            ),
+            lp.request_state(
+                "a",
+                header={"config": OTHER_MODEL, "system": lp.SYSTEM},
+                context={"provider": "scripted", "model": "m2"},
+            ),
+        ),
+    ),
+    Case(
+        id="loop/request-state-reads-the-folded-header-and-context",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A new loop instance over a log whose context is unchanged writes none, and one "
+            "whose context window differs writes a new one: read without a request, the new "
+            "instance's log first holds the seeded header and context, then, after its first "
+            "build, the context with its own window."
+        ),
+        ops=(
+            lp.agent("a1", model=[HELLO], adapter={"contextWindow": 65536}),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, adapter={"contextWindow": 131072}),
+            lp.request_state(
+                "a2",
+                header={"config": lp.CONFIG, "system": lp.SYSTEM},
+                context={**lp.context(window=65536)["data"]},
+            ),
+            lp.followup("a2", "two"),
+            lp.request_state(
+                "a2",
+                header={"config": lp.CONFIG, "system": lp.SYSTEM},
+                context={**lp.context(window=131072)["data"]},
+            ),
+        ),
+    ),
+    # -- PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY: a pre-step decision that waits ----------------
+    Case(
+        id="loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "preStep runs the `agent/pre-step` decision, then checks cancellation: a cancel "
+            "while the decision is pending aborts the turn once it settles, with no step opened "
+            "and no request, though the decision then admits the claimed message (upstream "
+            "notes 8.3, row b). The decision is given the turn's signal (it waits for its "
+            "abort), and was offered the claimed message and no snapshot."
+        ),
+        ops=(
+            lp.agent(
+                "a", model=[HELLO], pre_step=[{"decision": "default", "waitFor": {"abort": True}}]
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.hook_calls(
+                "a",
+                expect={"preStep": [{"turn": 1, "step": 1, "claimed": [HI], "proposed": None}]},
+            ),
+            lp.observe(
+                "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
+            ),
+        ),
+    ),
+    # -- PROMPT-STEP-BOUNDARY: injected messages ---------------------------------------------------
+    Case(
+        id="loop/an-injected-message-waits-idle-for-the-next-turn",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "A next-step message placed in the inbox while the agent is idle wakes nothing (the "
+            "upstream's `inject`, notes section 5); the next follow-up's turn claims all "
+            "next-step messages, then the one next-turn message, in that order."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            lp.inject("a", "note"),
+            lp.observe("a", log=[], requests=[]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.step_start(1, 1),  # 1
+                    lp.injected("note", "#1"),  # 2
+                    lp.user("hi", "#2"),  # 3
+                    lp.header("initial"),  # 4
+                    lp.context(),  # 5
+                    *lp.attempt(1, 1, HELLO),  # 6-9
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#3", range(6, 10)),  # 10
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1),  # 12
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-during-a-step-opens-the-next-step",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "A concluded step is followed by another step of the same turn while a next-step "
+            "message waits: one injected while step 1 streams is claimed by step 2, which "
+            "opens with it."
+        ),
+        ops=(
+            lp.agent("a", model=[{**HELLO, "waitFor": {"gate": "g"}}, FOUR]),
+            lp.followup("a", "hi"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:-1],  # 0-10
+                    lp.step_start(1, 2),  # 11
+                    lp.injected("note", "#3"),  # 12
+                    *lp.attempt(1, 2, FOUR),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("4")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1),  # 19
+                ],
+            ),
+        ),
+    ),
+]
