@@ -236,8 +236,13 @@ def test_headers_url_and_key_checks() -> None:
     }
     assert chat_url("https://api.deepseek.com") == "https://api.deepseek.com/chat/completions"
     assert chat_url("http://h/") == "http://h//chat/completions"
-    assert check_api_key("  sk-abc \n") == "sk-abc"
-    for raw, code in [(None, "MISSING_CREDENTIAL"), ("  ", "MISSING_CREDENTIAL")]:
+    assert check_api_key("\ufeff sk-abc \u3000\n") == "sk-abc"
+    for raw, code in [
+        (None, "MISSING_CREDENTIAL"),
+        ("", "MISSING_CREDENTIAL"),
+        ("  ", "INVALID_CREDENTIAL"),
+        ("\x1csk-abc", "INVALID_CREDENTIAL"),
+    ]:
         with pytest.raises(LlmError, match=code):
             check_api_key(raw)
     with pytest.raises(LlmError) as raised:
