@@ -185,10 +185,15 @@ def compare_failure(expected: Json, observed: Json) -> str | None:
 
 
 def _failure_problems(expected: Json, got: Json) -> list[str]:
-    """The code always; an HTTP failure's facts exactly (absent when the case expects none)."""
-    compared = ("code", *(_HTTP_FACTS if "status" in expected else ()))
+    """The code always (a list: any of those codes, where the contract names none of them);
+    an HTTP failure's facts exactly (absent when the case expects none)."""
     problems = []
-    for key in compared:
+    code = expected["code"]
+    if got.get("code", _ABSENT) not in (code if isinstance(code, list) else [code]):
+        problems.append(
+            f"failure code: expected {_show(code)}, got {_fact(got.get('code', _ABSENT))}"
+        )
+    for key in _HTTP_FACTS if "status" in expected else ():
         want, have = expected.get(key, _ABSENT), got.get(key, _ABSENT)
         if _kind(want) != _kind(have) or want != have:
             problems.append(f"failure {key}: expected {_fact(want)}, got {_fact(have)}")
