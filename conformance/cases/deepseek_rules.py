@@ -19,7 +19,6 @@ from .deepseek import (
     assistant,
     body,
     error_body,
-    every_split,
     failed,
     failure,
     http_op,
@@ -57,6 +56,11 @@ def key_op(request: Json, api_key: str, *, expect: Json) -> Json:
         "baseUrl": BASE,
         "expect": expect,
     }
+
+
+def whole_and_bytewise(data: bytes, *, expect: Json) -> list[Json]:
+    """The body whole, then byte by byte: every line end is cut, a CRLF between its CR and LF."""
+    return [stream_op(data, expect=expect), stream_op(*(bytes([b]) for b in data), expect=expect)]
 
 
 def malformed(*payloads: str) -> list[Json]:
@@ -569,7 +573,7 @@ STREAM_RULES: list[Case] = [
     wire_case(
         "stream-mixed-line-endings-after-bom",
         "Lines end in LF, CR or CRLF, mixed in one stream, after a BOM.",
-        *every_split(
+        *whole_and_bytewise(
             BOM
             + b'data: {"choices":[{"delta":{"content":"a"}}]}\r\n\r\n'
             + b'data: {"choices":[{"delta":{"content":"b"}}]}\r\r'
@@ -580,9 +584,9 @@ STREAM_RULES: list[Case] = [
     ),
     wire_case(
         "stream-multiline-data-crlf",
-        "Multiple `data:` lines of one event join with `\\n`, with CRLF line ends cut anywhere "
-        "(a CR and its LF in two reads are one line end).",
-        *every_split(
+        "Multiple `data:` lines of one event join with `\\n`, with CRLF line ends, also cut "
+        "between the CR and the LF (a CR and its LF in two reads are one line end).",
+        *whole_and_bytewise(
             b'data: {"choices":[{"delta":\r\ndata: {"content":"a"}}]}\r\n\r\ndata: [DONE]\r\n\r\n',
             expect=stream([text("a")], STOP),
         ),

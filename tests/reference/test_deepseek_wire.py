@@ -228,6 +228,13 @@ def test_the_body_encodes_like_json_stringify_and_is_deterministic() -> None:
     assert "héllo".encode() in encoded
 
 
+def test_surrogates_are_written_as_json_stringify_writes_them() -> None:
+    """A pair is one character, written as is; a lone surrogate is a lowercase escape."""
+    encoded = encode_body({"s": "\ud83d\ude00 \ud800 \udfff\ud800", "\udc00": "\x01"})
+    assert encoded == '{"s":"😀 \\ud800 \\udfff\\ud800","\\udc00":"\\u0001"}'.encode()
+    assert json.loads(encoded) == {"s": "😀 \ud800 \udfff\ud800", "\udc00": "\x01"}
+
+
 def test_headers_url_and_key_checks() -> None:
     assert request_headers("sk-x") == {
         "authorization": "Bearer sk-x",
