@@ -3,7 +3,9 @@
 Capability ``deepseek-wire``: the implementation serializes each scenario's request
 (``deepseek-request``, with a fixed fake key and the official base URL) and the method, URL,
 headers and body must be ``golden/deepseek/<scenario>.json``, byte for byte: key order is
-contractual, so the files keep it (`conformance.run.goldens.OrderedGoldenFiles`).
+contractual, so the files keep it (`conformance.run.goldens.OrderedGoldenFiles`). Of the headers
+only the three of the contract are judged, their names case-insensitively: a real adapter adds its
+own (a user agent, an id header), which the contract leaves free.
 
 Update after an intended wire change (from a checkout): ``python -m pytest
 conformance/test_golden_wire.py --snapshot-update`` and review the diff of ``golden/``: it is the
@@ -26,6 +28,8 @@ Json = Any
 CONTRACT: Final = "PROMPT-DEEPSEEK-WIRE"
 FAKE_KEY: Final = "sk-golden-fake-key"
 BASE_URL: Final = "https://api.deepseek.com"
+#: The headers PROMPT-DEEPSEEK-WIRE names, in the goldens' order.
+CONTRACT_HEADERS: Final = ("authorization", "content-type", "accept")
 WHY: Final = (
     "POST {base}/chat/completions with `authorization: Bearer <key>`, `content-type: "
     "application/json`, `accept: text/event-stream`; body keys in order `model`, `messages`, "
@@ -137,4 +141,14 @@ def test_wire_request_matches_the_golden(
     )
     (observed,) = check(impl, case)
     sent = observed.get("request", observed) if isinstance(observed, dict) else observed
-    assert_golden(snapshot, WireGoldens, scenario, sent)
+    assert_golden(snapshot, WireGoldens, scenario, contractual_headers_only(sent))
+
+
+def contractual_headers_only(sent: Json) -> Json:
+    """``sent`` with its headers cut down to the contract's three, names lower-cased, in the
+    contract's order; anything that is not a request with a header object is left as is."""
+    if not isinstance(sent, dict) or not isinstance(sent.get("headers"), dict):
+        return sent
+    lowered = {str(name).lower(): value for name, value in sent["headers"].items()}
+    headers = {name: lowered[name] for name in CONTRACT_HEADERS if name in lowered}
+    return {key: headers if key == "headers" else value for key, value in sent.items()}

@@ -33,7 +33,7 @@ class LlmFailure(TypedDict):
     message: str
     code: str
     status: NotRequired[int]
-    providerRetryAfterMs: NotRequired[int]
+    providerRetryAfterMs: NotRequired[float]
     requestId: NotRequired[str]
 
 

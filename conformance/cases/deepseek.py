@@ -120,10 +120,12 @@ STOP: Final = {"kind": "stop"}
 
 
 def http_op(status: int, text: str, *, headers: Json = None, expect: Json) -> Json:
+    """An error response; the expected failure carries its ``status`` ("Every HTTP failure
+    carries `status` (the HTTP status)"), and no ``requestId`` unless ``expect`` names one."""
     op = {"op": "deepseek-http-error", "status": status, "body": text, "nowMs": NOW_MS}
     if headers is not None:
         op["headers"] = headers
-    op["expect"] = expect
+    op["expect"] = {"failure": {"status": status, **expect["failure"]}}
     return op
 
 
@@ -136,10 +138,12 @@ def error_body(message: str, *, code: str | None = None, type_: str | None = Non
     return '{"error":{' + ",".join(fields) + "}}"
 
 
-def failure(code: str, retry_after_ms: int | None = None) -> Json:
+def failure(code: str, retry_after_ms: float | None = None, request_id: str | None = None) -> Json:
     expected: Json = {"code": code}
     if retry_after_ms is not None:
         expected["providerRetryAfterMs"] = retry_after_ms
+    if request_id is not None:
+        expected["requestId"] = request_id
     return {"failure": expected}
 
 

@@ -46,13 +46,16 @@ _ERROR_HEADERS: Final = (("content-type", "application/json"),)
 @dataclass(frozen=True)
 class Exchange:
     """One request: what the implementation is asked to send, what the server answers, the body
-    that must arrive (``None``: nothing may be sent), and the stream it must observe."""
+    that must arrive (``None``: nothing may be sent), and the stream it must observe.
+    ``sent_bytes`` are pieces of JSON text the raw body must contain, for the rules about how the
+    body is written rather than what it means (a lone surrogate's escape)."""
 
     request: Json
     response: Scripted
     sent: Json | None
     stream: Json
     api_key: str = KEY
+    sent_bytes: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,16 @@ class HttpCase:
 
     def sent_problems(self, recorded: list[Recorded]) -> list[str]:
         """How the requests that reached the server differ from the expected ones."""
-        expected = [exchange.sent for exchange in self.exchanges if exchange.sent is not None]
+        expected = [exchange for exchange in self.exchanges if exchange.sent is not None]
         if len(recorded) != len(expected):
             return [f"expected {len(expected)} request(s) to reach the server, got {len(recorded)}"]
         problems = []
-        for number, (want, got) in enumerate(zip(expected, recorded, strict=True), start=1):
+        for number, (exchange, got) in enumerate(zip(expected, recorded, strict=True), start=1):
+            problems += [
+                f"request {number}: the raw body does not contain {piece.decode()}"
+                for piece in exchange.sent_bytes
+                if piece not in got.body
+            ]
             try:
                 sent_body = json.loads(got.body)
             except ValueError:
@@ -98,7 +106,7 @@ class HttpCase:
                     "body": sent_body,
                 }
             }
-            problem = compare_request(want, observed)
+            problem = compare_request(exchange.sent, observed)
             if problem:
                 problems.append(f"request {number}: {problem}")
         return problems
@@ -115,6 +123,12 @@ def sent(expected_body: Json) -> Json:
         },
         "body": expected_body,
     }
+
+
+def http_failed(code: str, status: int, **facts: Json) -> Json:
+    """An HTTP failure's finish: its code, its ``status``, and ``facts`` (``requestId``,
+    ``providerRetryAfterMs``), each compared exactly, absent when not given."""
+    return {"kind": "error", "failure": {"code": code, "status": status, **facts}}
 
 
 def parts(data: bytes, size: int) -> tuple[bytes, ...]:
@@ -227,7 +241,8 @@ HTTP_CASES: list[HttpCase] = [
     ),
     HttpCase(
         "deepseek-http/error-responses",
-        "An HTTP error ends the stream with its failure: other 429 → `RATE_LIMIT` with "
+        "An HTTP error ends the stream with its failure, which carries `status` (the HTTP "
+        "status) and no `requestId` (no request-id header): other 429 → `RATE_LIMIT` with "
         "`Retry-After: 2` → `providerRetryAfterMs` 2000; 5xx → `SERVER`; an error body saying "
         "the balance is insufficient → `QUOTA` (any status).",
         (
@@ -243,7 +258,11 @@ HTTP_CASES: list[HttpCase] = [
                     [],
                     {
                         "kind": "error",
-                        "failure": {"code": "RATE_LIMIT", "providerRetryAfterMs": 2000},
+                        "failure": {
+                            "code": "RATE_LIMIT",
+                            "status": 429,
+                            "providerRetryAfterMs": 2000,
+                        },
                     },
                 ),
             ),
@@ -251,13 +270,13 @@ HTTP_CASES: list[HttpCase] = [
                 _request(ASK),
                 Scripted(502, (("content-type", "text/plain"),), (b"Bad Gateway",)),
                 sent(_body(ASK_WIRE)),
-                stream([], failed("SERVER")),
+                stream([], http_failed("SERVER", 502)),
             ),
             Exchange(
                 _request(ASK),
                 Scripted(402, _ERROR_HEADERS, (b'{"error":{"message":"Insufficient Balance"}}',)),
                 sent(_body(ASK_WIRE)),
-                stream([], failed("QUOTA")),
+                stream([], http_failed("QUOTA", 402)),
             ),
         ),
     ),

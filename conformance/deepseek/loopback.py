@@ -3,8 +3,9 @@
 Each request the implementation sends is recorded (method, path, lower-cased headers, body bytes)
 and answered with the next scripted response: a status, headers, and a body written in the given
 parts, each flushed on its own, after which the connection closes (the body is delimited by the
-close, so a body without ``[DONE]`` ends cleanly). When the script is exhausted the answer is
-``500 mock script exhausted``, as the upstream's mock server does. The server binds 127.0.0.1 only
+close, so a body without ``[DONE]`` ends cleanly; or by an announced ``content-length``, which a
+response may leave short to close the connection mid-body). When the script is exhausted the
+answer is ``500 mock script exhausted``, as the upstream's mock server does. It binds 127.0.0.1 only
 and lives for one case.
 """
 
@@ -22,9 +23,13 @@ _PART_PAUSE_S: Final = 0.002
 
 @dataclass(frozen=True)
 class Scripted:
+    """A response. ``content_length``, when given, is announced although the parts may hold
+    fewer bytes: the connection then closes mid-body, as a dropped connection does."""
+
     status: int = 200
     headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
     parts: tuple[bytes, ...] = ()
+    content_length: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ class LoopbackServer:
                 self.send_response(scripted.status)
                 for name, value in scripted.headers:
                     self.send_header(name, value)
+                if scripted.content_length is not None:
+                    self.send_header("content-length", str(scripted.content_length))
                 self.send_header("connection", "close")
                 self.end_headers()
                 for part in scripted.parts:

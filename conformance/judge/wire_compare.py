@@ -13,18 +13,28 @@
   blocks, the usage and the finish reason are the expected ones. How the text is cut into deltas
   is the implementation's business; a failure is compared on the fields the case gives (never
   its free-text ``message``).
-- ``failure``: the code, and ``providerRetryAfterMs`` present with its value exactly when expected
-  (a Retry-After that is neither seconds nor an HTTP date "is ignored").
+- ``failure``: the code; and for an HTTP failure (an expectation naming a ``status``) the
+  ``status``, and ``providerRetryAfterMs`` and ``requestId`` each present with its value exactly
+  when expected ("Every HTTP failure carries `status` (the HTTP status) and `requestId`"; a
+  Retry-After that is not positive seconds or a future HTTP date is ignored). The same rule judges
+  the failure a stream's ``finish`` carries.
+
+Every difference is reported, not only the first: a report that stops at the blocks hides a wrong
+finish code behind them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from .jsontext import show
 
 Json = Any
+
+#: What an HTTP failure carries besides its code (PROMPT-DEEPSEEK-WIRE).
+_HTTP_FACTS: Final = ("status", "providerRetryAfterMs", "requestId")
+_ABSENT: Final = "<absent>"
 
 _DELTAS: Final = {
     "text-delta": ("text", "text"),
@@ -37,19 +47,24 @@ def compare_request(expected: Json, observed: Json) -> str | None:
     got = observed.get("request")
     if not isinstance(got, dict):
         return f"expected a request, got {_show(observed)}"
-    for key in ("method", "url"):
-        if key in expected and got.get(key) != expected[key]:
-            return f"{key}: expected {_show(expected[key])}, got {_show(got.get(key))}"
+    problems: list[str | None] = [
+        f"{key}: expected {_show(expected[key])}, got {_show(got.get(key))}"
+        for key in ("method", "url")
+        if key in expected and got.get(key) != expected[key]
+    ]
     headers = got.get("headers")
-    if not isinstance(headers, dict):
-        return f"headers: expected an object, got {_show(headers)}"
-    sent = {str(name).lower(): value for name, value in headers.items()}
-    for name, value in expected.get("headers", {}).items():
-        if sent.get(name) != value:
-            return f"header {name}: expected {_show(value)}, got {_show(sent.get(name))}"
+    if isinstance(headers, dict):
+        sent = {str(name).lower(): value for name, value in headers.items()}
+        problems += [
+            f"header {name}: expected {_show(value)}, got {_show(sent.get(name))}"
+            for name, value in expected.get("headers", {}).items()
+            if sent.get(name) != value
+        ]
+    else:
+        problems.append(f"headers: expected an object, got {_show(headers)}")
     if "body" in expected:
-        return ordered_difference(expected["body"], got.get("body"), "body")
-    return None
+        problems.append(ordered_difference(expected["body"], got.get("body"), "body"))
+    return _joined(problems)
 
 
 def ordered_difference(expected: Json, observed: Json, path: str) -> str | None:
@@ -85,14 +100,16 @@ def compare_stream(expected: Json, observed: Json) -> str | None:
     problem = _structure(chunks)
     if problem:
         return problem
+    problems: list[str | None] = []
     blocks = [chunk.get("block") for chunk in chunks if chunk["type"] == "block-end"]
     if blocks != expected["blocks"]:
-        return f"blocks: expected {_show(expected['blocks'])}, got {_show(blocks)}"
+        problems.append(f"blocks: expected {_show(expected['blocks'])}, got {_show(blocks)}")
     usages = [chunk.get("usage") for chunk in chunks if chunk["type"] == "usage"]
     want_usage = [] if expected.get("usage") is None else [expected["usage"]]
     if usages != want_usage:
-        return f"usage chunks: expected {_show(want_usage)}, got {_show(usages)}"
-    return _compare_finish(expected["finish"], chunks[-1].get("reason"))
+        problems.append(f"usage chunks: expected {_show(want_usage)}, got {_show(usages)}")
+    problems.append(_compare_finish(expected["finish"], chunks[-1].get("reason")))
+    return _joined(problems)
 
 
 def _structure(chunks: list[Json]) -> str | None:
@@ -151,25 +168,45 @@ def _check_end(block: Json, block_type: Json, assembled: str, where: str) -> str
 def _compare_finish(expected: Json, observed: Json) -> str | None:
     if not isinstance(observed, dict) or observed.get("kind") != expected["kind"]:
         return f"finish: expected {_show(expected)}, got {_show(observed)}"
-    if "failure" in expected:
-        got = observed.get("failure") or {}
-        for key, want in expected["failure"].items():
-            if got.get(key) != want:
-                return f"finish: expected failure {key} {want!r}, got {got.get(key)!r}"
-    return None
+    if "failure" not in expected:
+        return None
+    got = observed.get("failure")
+    if not isinstance(got, dict):
+        return f"finish: expected a failure, got {_show(observed)}"
+    problems = _failure_problems(expected["failure"], got)
+    return _joined([f"finish: {problem}" for problem in problems])
 
 
 def compare_failure(expected: Json, observed: Json) -> str | None:
     got = observed.get("failure")
     if not isinstance(got, dict):
         return f"expected a failure, got {_show(observed)}"
-    if got.get("code") != expected["code"]:
-        return f"failure code: expected {expected['code']!r}, got {got.get('code')!r}"
-    want_retry = expected.get("providerRetryAfterMs", "<absent>")
-    got_retry = got.get("providerRetryAfterMs", "<absent>")
-    if want_retry != got_retry:
-        return f"providerRetryAfterMs: expected {want_retry}, got {got_retry}"
-    return None
+    return _joined(_failure_problems(expected, got))
+
+
+def _failure_problems(expected: Json, got: Json) -> list[str]:
+    """The code always (a list: any of those codes, where the contract names none of them);
+    an HTTP failure's facts exactly (absent when the case expects none)."""
+    problems = []
+    code = expected["code"]
+    if got.get("code", _ABSENT) not in (code if isinstance(code, list) else [code]):
+        problems.append(
+            f"failure code: expected {_show(code)}, got {_fact(got.get('code', _ABSENT))}"
+        )
+    for key in _HTTP_FACTS if "status" in expected else ():
+        want, have = expected.get(key, _ABSENT), got.get(key, _ABSENT)
+        if _kind(want) != _kind(have) or want != have:
+            problems.append(f"failure {key}: expected {_fact(want)}, got {_fact(have)}")
+    return problems
+
+
+def _fact(value: Json) -> str:
+    return value if value is _ABSENT else _show(value)
+
+
+def _joined(problems: Sequence[str | None]) -> str | None:
+    found = [problem for problem in problems if problem]
+    return "; ".join(found) or None
 
 
 def _kind(value: Json) -> str:

@@ -98,7 +98,7 @@ class DeepSeekAdapter:
             yield failure_chunk(error.failure, aborted=error.code == "ABORTED")
 
     async def _stream(self, request: Request, signal: AbortSignal | None) -> AsyncIterator[Chunk]:
-        key = wire.check_api_key(self._env.get(wire.API_KEY_ENV))
+        key = wire.checked_key(request, self._env.get(wire.API_KEY_ENV))
         headers = wire.request_headers(key)
         content = wire.encode_body(wire.request_body(request))
         url = wire.chat_url(self.base_url)

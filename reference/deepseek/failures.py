@@ -2,26 +2,29 @@
 
 CONTRACTS.md:
 
-    HTTP errors: 401/403 → `AUTH`; an error body saying the balance/quota is exhausted → `QUOTA`
-    (any status); other 429 → `RATE_LIMIT`; 400 naming the context length →
-    `CONTEXT_WINDOW_EXCEEDED`; other 400 and 413 → `INVALID_REQUEST`; 5xx → `SERVER`; anything
-    else → `HTTP_<status>`.
+    HTTP errors, the first rule that matches wins, in this order: 401/403 → `AUTH`; 413 →
+    `INVALID_REQUEST`; an error body saying the balance/quota is exhausted → `QUOTA` (any other
+    status); 429 → `RATE_LIMIT`; 400 naming the context length → `CONTEXT_WINDOW_EXCEEDED`; other
+    400 → `INVALID_REQUEST`; 5xx → `SERVER`; anything else → `HTTP_<status>`. Every HTTP failure
+    carries `status` (the HTTP status) and `requestId`: the `x-request-id` header's value when the
+    response has that header, else `x-deepseek-request-id`'s; an empty value is none (an empty
+    `x-request-id` does not fall back).
 
-    Error wording: QUOTA when the error body (code, type or message) says the balance, quota or
-    credits are insufficient, exhausted or exceeded (`Insufficient Balance`, `insufficient_quota`,
-    `quota exceeded`), whatever the status; CONTEXT_WINDOW_EXCEEDED for a 400 whose message names
-    the maximum context length or window, or says the input is too long for the model (`Please
-    reduce the length of the messages` alone is INVALID_REQUEST). A `Retry-After` header in
-    seconds or as an HTTP date becomes the failure's `providerRetryAfterMs`; anything else is
-    ignored.
+    A `Retry-After` header in seconds or as an HTTP date becomes the failure's
+    `providerRetryAfterMs` when it is positive: ASCII digits only are seconds (x 1000, ignored when
+    0 or when the milliseconds overflow a double, e.g. 400 nines; 300 nines are kept); anything
+    else is read as an HTTP-date (RFC 9110: IMF-fixdate, RFC 850 or asctime, all GMT) and kept
+    only when it lies in the future. The header counts on any HTTP failure.
 
-The rules are applied in the order the contract lists them, first match wins, so a 413 whose body
-speaks of an exhausted quota is QUOTA ("whatever the status"; the upstream checks 413 first).
+The error body is ``{"error": {"message", "type", "code"}}``; any other body (not JSON, JSON
+``null``, an array, ``error`` as a string, a top-level ``message``) has no wording and no message,
+and the message falls back to the status.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from datetime import UTC
@@ -48,9 +51,8 @@ _CONTEXT: Final = re.compile(
     r"|too\s+(?:long|large)\s+for\s+(?:the\s+)?model",
     re.IGNORECASE,
 )
-#: Retry-After in seconds: digits only. Kept as a JSON-safe integer of milliseconds, else ignored.
-_SECONDS: Final = re.compile(r"\d+")
-_MAX_SAFE_INTEGER: Final = 2**53 - 1
+#: Retry-After in seconds: ASCII digits only (``str.isdigit`` also takes other scripts' digits).
+_SECONDS: Final = re.compile(r"[0-9]+")
 
 
 def http_failure(status: int, body: str, headers: Mapping[str, str], *, now_ms: int) -> LlmFailure:
@@ -68,7 +70,7 @@ def http_failure(status: int, body: str, headers: Mapping[str, str], *, now_ms: 
     retry_after = retry_after_ms(lower.get("retry-after"), now_ms=now_ms)
     if retry_after is not None:
         failure["providerRetryAfterMs"] = retry_after
-    request_id = lower.get("x-request-id") or lower.get("x-deepseek-request-id")
+    request_id = lower.get("x-request-id", lower.get("x-deepseek-request-id"))
     if request_id:
         failure["requestId"] = request_id
     return failure
@@ -78,26 +80,32 @@ def error_code(status: int, detail: str) -> str:
     """The contract's status-and-wording table, in its order."""
     if status in (401, 403):
         return "AUTH"
+    if status == 413:
+        return "INVALID_REQUEST"
     if _QUOTA.search(detail):
         return "QUOTA"
     if status == 429:
         return "RATE_LIMIT"
-    if status == 400 and _CONTEXT.search(detail):
-        return "CONTEXT_WINDOW_EXCEEDED"
-    if status in (400, 413):
-        return "INVALID_REQUEST"
+    if status == 400:
+        return "CONTEXT_WINDOW_EXCEEDED" if _CONTEXT.search(detail) else "INVALID_REQUEST"
     if 500 <= status <= 599:
         return "SERVER"
     return f"HTTP_{status}"
 
 
-def retry_after_ms(value: str | None, *, now_ms: int) -> int | None:
-    """Seconds (digits only) times 1000, or an HTTP date minus ``now_ms``; kept only when > 0."""
+def retry_after_ms(value: str | None, *, now_ms: int) -> float | None:
+    """Seconds (digits only) times 1000, or an HTTP date minus ``now_ms``; kept only when > 0.
+
+    The seconds are a double, as JavaScript reads them: 300 nines are about ``1e303`` ms and kept,
+    400 nines overflow to infinity and are ignored. A whole number of milliseconds is an `int`.
+    """
     if value is None:
         return None
     value = value.strip()
     if _SECONDS.fullmatch(value):
-        delay = int(value) * 1000
+        delay = float(value) * 1000
+        if not math.isfinite(delay):
+            return None
     else:
         try:
             date = parsedate_to_datetime(value)
@@ -105,8 +113,10 @@ def retry_after_ms(value: str | None, *, now_ms: int) -> int | None:
             return None
         if date.tzinfo is None:  # asctime dates carry no zone; HTTP dates are always GMT
             date = date.replace(tzinfo=UTC)
-        delay = int(date.timestamp() * 1000) - now_ms
-    return delay if 0 < delay <= _MAX_SAFE_INTEGER else None
+        delay = date.timestamp() * 1000 - now_ms
+    if delay <= 0:
+        return None
+    return int(delay) if delay.is_integer() else delay
 
 
 def _error_object(body: str) -> dict[str, Json]:

@@ -41,8 +41,18 @@ REASONING_EFFORTS: Final = ("off", "low", "high", "max")
 #: Config field → wire field, in the contractual order after ``tools``.
 _SAMPLING: Final = (("temperature", "temperature"), ("maxTokens", "max_tokens"), ("stop", "stop"))
 
+#: What JavaScript's ``String.prototype.trim`` removes: its WhiteSpace (TAB, VT, FF, U+FEFF and
+#: every space separator, Zs) and LineTerminator (LF, CR, U+2028, U+2029) characters.
+JS_WHITE_SPACE: Final = (
+    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
 #: The upstream's credential rule: printable ASCII without spaces, after trimming.
 _KEY: Final = re.compile(r"[\x21-\x7e]+")
+
+#: A surrogate pair, else one lone surrogate (a JSON string's text never holds them otherwise).
+_SURROGATES: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
 
 
 def chat_url(base_url: str) -> str:
@@ -50,14 +60,33 @@ def chat_url(base_url: str) -> str:
     return f"{base_url}/chat/completions"
 
 
+def checked_key(request: Request, raw_key: str | None) -> str:
+    """The key to send, once the request has passed the refusals made before any I/O.
+
+    CONTRACTS.md: "Refused before any I/O (nothing reaches the server), the first that applies
+    of: an image block for a text-only model → `UNSUPPORTED_CONTENT`; no key or the empty string
+    → `MISSING_CREDENTIAL`; [a malformed key] → `INVALID_CREDENTIAL`; a reasoning effort outside
+    `off`/`low`/`high`/`max` → `UNSUPPORTED_REASONING_EFFORT`." Each raises `LlmError`.
+    """
+    wire_messages(request)  # an image block anywhere: UNSUPPORTED_CONTENT
+    key = check_api_key(raw_key)
+    reasoning_fields(request.get("reasoningEffort"))
+    return key
+
+
 def check_api_key(raw: str | None) -> str:
     """The key to send, or `LlmError` ``MISSING_CREDENTIAL`` / ``INVALID_CREDENTIAL``.
 
-    The messages name the variable, never the value: the key must not reach any output.
+    "No key or the empty string → `MISSING_CREDENTIAL`; any other key is trimmed of white space
+    as JavaScript's `String.prototype.trim` defines it [...] and must then be one or more
+    characters U+0021-U+007E, else `INVALID_CREDENTIAL` (a key of only white space is
+    `INVALID_CREDENTIAL`; the trimmed key is the one sent)." Python's `str.strip` is not that
+    trim (it strips U+001C-U+001F and U+0085, and keeps U+FEFF), so the set is spelled out. The
+    messages name the variable, never the value: the key must not reach any output.
     """
-    key = (raw or "").strip()
-    if not key:
+    if not raw:
         raise LlmError("MISSING_CREDENTIAL", f"no DeepSeek API key: set {API_KEY_ENV}")
+    key = raw.strip(JS_WHITE_SPACE)
     if _KEY.fullmatch(key) is None:
         raise LlmError(
             "INVALID_CREDENTIAL",
@@ -96,8 +125,23 @@ def request_body(request: Request) -> dict[str, Json]:
 
 
 def encode_body(body: Mapping[str, Json]) -> bytes:
-    """``JSON.stringify`` of the body: compact, non-ASCII kept, no NaN; deterministic."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """``JSON.stringify`` of the body: compact, non-ASCII kept, no NaN; deterministic.
+
+    A Python string may hold surrogates (JSON text can carry ``\\ud800``), which UTF-8 cannot
+    encode. ``JSON.stringify`` sees UTF-16: a high surrogate followed by a low one is one
+    character, written as is; a lone one is written as the escape ``\\udXXX`` in lowercase hex
+    (CONTRACTS.md, PROMPT-DEEPSEEK-WIRE: "a lone surrogate in any string is written as the escape
+    `\\udXXX` (lowercase hex), never as raw bytes and never as an encoding error").
+    """
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _SURROGATES.sub(_stringify_surrogates, text).encode()
+
+
+def _stringify_surrogates(match: re.Match[str]) -> str:
+    pair = match.group()
+    if len(pair) == 2:
+        return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
+    return f"\\u{ord(pair):04x}"
 
 
 def reasoning_fields(effort: Json) -> dict[str, Json]:

@@ -61,7 +61,7 @@ async def _apply(op: Json) -> Json:
 
 def _request(op: Json) -> Json:
     try:
-        headers = wire.request_headers(wire.check_api_key(op.get("apiKey")))
+        headers = wire.request_headers(wire.checked_key(op["request"], op.get("apiKey")))
         body = wire.request_body(op["request"])
     except LlmError as error:
         return {"error": {"kind": error.code, "message": error.failure["message"]}}

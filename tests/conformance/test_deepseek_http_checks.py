@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 import conformance
 from conformance.deepseek.deepseek_http import HTTP_CASES, HttpCase
+from conformance.deepseek.http_rules import RULE_CASES
 from conformance.deepseek.loopback import LoopbackServer, Scripted
 from conformance.harness.protocol import run_message
 
@@ -29,7 +30,9 @@ def loopback_only() -> None:
     pytest_socket.socket_allow_hosts(["127.0.0.1"], allow_unix_socket=True)
 
 
-@pytest.mark.parametrize("case", HTTP_CASES, ids=[case.id for case in HTTP_CASES])
+@pytest.mark.parametrize(
+    "case", [*HTTP_CASES, *RULE_CASES], ids=[case.id for case in [*HTTP_CASES, *RULE_CASES]]
+)
 def test_every_case_fits_the_schema(case: HttpCase) -> None:
     built = case.case("http://127.0.0.1:8765")
     assert VALIDATOR.is_valid(run_message(built.id, built.scenario()))

@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from conformance.judge.wire_compare import compare_failure, compare_stream, ordered_difference
+from conformance.judge.wire_compare import (
+    compare_failure,
+    compare_request,
+    compare_stream,
+    ordered_difference,
+)
+from conformance.test_golden_wire import contractual_headers_only
 
 Json = Any
 TEXT = {"type": "text", "text": "ab"}
@@ -57,12 +63,60 @@ def test_stream_rules_can_fail(chunks: list[Json], problem: str) -> None:
     assert problem in str(compare_stream(EXPECTED, {"chunks": chunks}))
 
 
-def test_failures_compare_code_and_retry_after_only() -> None:
+def test_http_failures_compare_code_status_retry_after_and_request_id() -> None:
     got = {"failure": {"message": "anything", "code": "RATE_LIMIT", "status": 429}}
-    assert compare_failure({"code": "RATE_LIMIT"}, got) is None
-    assert "code" in str(compare_failure({"code": "SERVER"}, got))
+    assert compare_failure({"code": "RATE_LIMIT", "status": 429}, got) is None
+    assert "code" in str(compare_failure({"code": "SERVER", "status": 429}, got))
+    assert "status" in str(compare_failure({"code": "RATE_LIMIT", "status": 503}, got))
     assert "providerRetryAfterMs" in str(
-        compare_failure({"code": "RATE_LIMIT", "providerRetryAfterMs": 2000}, got)
+        compare_failure({"code": "RATE_LIMIT", "status": 429, "providerRetryAfterMs": 2000}, got)
     )
     with_retry = {"failure": {**got["failure"], "providerRetryAfterMs": 1}}
-    assert "providerRetryAfterMs" in str(compare_failure({"code": "RATE_LIMIT"}, with_retry))
+    assert "providerRetryAfterMs" in str(
+        compare_failure({"code": "RATE_LIMIT", "status": 429}, with_retry)
+    )
+    with_id = {"failure": {**got["failure"], "requestId": "r-1"}}
+    assert "requestId" in str(compare_failure({"code": "RATE_LIMIT", "status": 429}, with_id))
+    expected = {"code": "RATE_LIMIT", "status": 429, "requestId": "r-1"}
+    assert compare_failure(expected, with_id) is None
+
+
+def test_a_non_http_failure_compares_its_code_only() -> None:
+    got = {"failure": {"message": "x", "code": "STREAM_CLOSED", "requestId": "free"}}
+    assert compare_failure({"code": "STREAM_CLOSED"}, got) is None
+
+
+def test_every_difference_is_reported() -> None:
+    failed = {"kind": "error", "failure": {"message": "x", "code": "SERVER", "status": 500}}
+    chunks = [*GOOD[:4], {"type": "finish", "reason": failed}]
+    expected = {**EXPECTED, "finish": {"kind": "error", "failure": {"code": "AUTH", "status": 401}}}
+    expected["blocks"] = []
+    problem = str(compare_stream(expected, {"chunks": chunks}))
+    for part in ("blocks:", "usage chunks:", "failure code", "failure status"):
+        assert part in problem, problem
+    got = {"failure": {"message": "x", "code": "SERVER", "status": 500, "requestId": "r"}}
+    problem = str(compare_failure({"code": "AUTH", "status": 401}, got))
+    for part in ("failure code", "failure status", "failure requestId"):
+        assert part in problem, problem
+
+
+def test_every_request_difference_is_reported() -> None:
+    expected = {"method": "POST", "url": "u", "headers": {"accept": "a"}, "body": {"m": 1}}
+    got = {"request": {"method": "GET", "url": "v", "headers": {}, "body": {"m": 2}}}
+    problem = str(compare_request(expected, got))
+    for part in ("method:", "url:", "header accept", "body.m"):
+        assert part in problem, problem
+
+
+def test_wire_goldens_judge_the_three_contractual_headers_only() -> None:
+    sent = {
+        "method": "POST",
+        "headers": {"Accept": "a", "user-agent": "x", "Authorization": "b", "content-type": "c"},
+        "body": {},
+    }
+    assert contractual_headers_only(sent) == {
+        "method": "POST",
+        "headers": {"authorization": "b", "content-type": "c", "accept": "a"},
+        "body": {},
+    }
+    assert contractual_headers_only("not a request") == "not a request"

@@ -33,7 +33,9 @@ def body(message: str = "", code: str | None = None, type_: str | None = None) -
         (429, body("", code="insufficient_quota"), "QUOTA"),
         (400, body("quota exceeded"), "QUOTA"),
         (503, body("your credits are exhausted"), "QUOTA"),
-        (413, body("You exceeded your current quota"), "QUOTA"),
+        (413, body("You exceeded your current quota"), "INVALID_REQUEST"),
+        (599, "", "SERVER"),
+        (600, "", "HTTP_600"),
         (429, body("failed with 429", type_="t", code="c"), "RATE_LIMIT"),
         (429, "", "RATE_LIMIT"),
         (
@@ -76,6 +78,8 @@ def test_message_status_and_request_id() -> None:
     fallback = http_failure(502, "Bad Gateway", {"x-deepseek-request-id": "r2"}, now_ms=NOW)
     assert "HTTP 502" in fallback["message"]
     assert fallback["requestId"] == "r2"
+    empty = {"x-request-id": "", "x-deepseek-request-id": "r3"}
+    assert "requestId" not in http_failure(500, "", empty, now_ms=NOW)
 
 
 @pytest.mark.parametrize(
@@ -85,6 +89,7 @@ def test_message_status_and_request_id() -> None:
         (" 7 ", 7000),
         ("0", None),
         ("9" * 400, None),
+        ("9" * 300, 1e303),
         ("-1", None),
         ("1.5", None),
         ("not-a-date", None),

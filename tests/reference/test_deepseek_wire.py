@@ -228,6 +228,13 @@ def test_the_body_encodes_like_json_stringify_and_is_deterministic() -> None:
     assert "héllo".encode() in encoded
 
 
+def test_surrogates_are_written_as_json_stringify_writes_them() -> None:
+    """A pair is one character, written as is; a lone surrogate is a lowercase escape."""
+    encoded = encode_body({"s": "\ud83d\ude00 \ud800 \udfff\ud800", "\udc00": "\x01"})
+    assert encoded == '{"s":"😀 \\ud800 \\udfff\\ud800","\\udc00":"\\u0001"}'.encode()
+    assert json.loads(encoded) == {"s": "😀 \ud800 \udfff\ud800", "\udc00": "\x01"}
+
+
 def test_headers_url_and_key_checks() -> None:
     assert request_headers("sk-x") == {
         "authorization": "Bearer sk-x",
@@ -236,8 +243,13 @@ def test_headers_url_and_key_checks() -> None:
     }
     assert chat_url("https://api.deepseek.com") == "https://api.deepseek.com/chat/completions"
     assert chat_url("http://h/") == "http://h//chat/completions"
-    assert check_api_key("  sk-abc \n") == "sk-abc"
-    for raw, code in [(None, "MISSING_CREDENTIAL"), ("  ", "MISSING_CREDENTIAL")]:
+    assert check_api_key("\ufeff sk-abc \u3000\n") == "sk-abc"
+    for raw, code in [
+        (None, "MISSING_CREDENTIAL"),
+        ("", "MISSING_CREDENTIAL"),
+        ("  ", "INVALID_CREDENTIAL"),
+        ("\x1csk-abc", "INVALID_CREDENTIAL"),
+    ]:
         with pytest.raises(LlmError, match=code):
             check_api_key(raw)
     with pytest.raises(LlmError) as raised:
