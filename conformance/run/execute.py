@@ -18,7 +18,7 @@ from ..harness.transport import Implementation
 from ..harness.validate import cut
 from ..judge.case import Case, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
-from ..judge.invariant import check_requests
+from ..judge.invariant import INVARIANT_CONTRACTS, check_requests
 from ..judge.jsontext import dumps
 from ..judge.logfold import fold_log
 
@@ -72,7 +72,7 @@ def check_invariant(impl: Implementation, case: Case) -> None:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
-    contracts = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
+    contracts = INVARIANT_CONTRACTS
     problems = []
     if len(finals) != len(case.agents()):
         problems.append(f"expected one observation per op and per agent, got {len(observations)}")
@@ -103,8 +103,7 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
         raise impl.latched_error
     require_capabilities(impl, case.requires)
     agents = case.agents()
-    scenario = case.scenario()
-    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in agents]
+    scenario = case.sent_scenario()
     impl.running = (case.id, time.monotonic())
     try:
         outcome = impl.run(case.id, scenario)

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, settings
 
 from ..harness.protocol import PROTOCOL_VERSION
 from ..harness.transport import Implementation, load_implementation
-from ..judge.case import CONTRACT_IDS
+from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .options import OPTIONS
@@ -108,9 +108,10 @@ def pytest_configure(config: pytest.Config) -> None:
             "the conformance suite does not run under pytest-xdist (-n/--dist): its report needs "
             "every result in one process, and each implementation is one process; run without -n"
         )
-    unknown = sorted(set(config.getoption("--contract")) - set(CONTRACT_IDS))
-    if unknown:
-        raise pytest.UsageError(f"--contract: unknown contract ID(s) {unknown}")
+    try:
+        config.option.contract = list(known_contracts(config.getoption("--contract")))
+    except ValueError as error:
+        raise pytest.UsageError(f"--contract: {error}") from None
     _check_output_path(config, "--conformance-json")
     _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")

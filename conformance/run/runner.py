@@ -42,18 +42,28 @@ def _subcommand(module: str, function: str = "main") -> Subcommand:
 
 def export_cases(argv: list[str]) -> int:
     """``export-cases DIR [--contract ID]…``: every example case as a JSON file."""
+    from ..judge.case import known_contracts
     from .catalog import PROPERTIES_NOTE, export
 
     parser = argparse.ArgumentParser(
         prog="dsh-conformance export-cases",
         description="Write every example case as JSON (the run message, the expected "
-        "observations, contract IDs, why) for a test runner in another language.",
+        "observations with their comparison rules, contract IDs, why), the rules "
+        "(COMPARISON.md), the JSON Schemas of the files and a Node runner, for a test runner "
+        "in another language.",
         epilog=PROPERTIES_NOTE,
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--contract", action="append", default=[], metavar="ID")
     args = parser.parse_args(argv)
-    count = export(args.directory, frozenset(args.contract))
+    try:
+        count = export(args.directory, frozenset(known_contracts(args.contract)))
+    except ValueError as error:
+        parser.error(f"--contract: {error}")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        sys.stderr.write(f"{parser.prog}: cannot write the cases to {args.directory}: {reason}\n")
+        return 2
     sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
     return 0
 
@@ -129,10 +139,17 @@ def print_help() -> int:
 
 
 def list_cases(args: list[str]) -> int:
+    from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
     from .catalog import listing, render_listing
 
-    contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
+    given = [value for flag, value in itertools.pairwise(args) if flag == "--contract"]
+    given += [arg.split("=", 1)[1] for arg in args if arg.startswith("--contract=")]
+    try:
+        contracts = frozenset(known_contracts(given))
+    except ValueError as error:
+        sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
+        return 2
     data = listing(contracts)
     text = dumps(data, indent=2) if "--json" in args else None
     sys.stdout.write((text or render_listing(data)) + "\n")

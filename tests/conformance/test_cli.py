@@ -15,7 +15,7 @@ import pytest
 import conformance
 from conformance.cases import all_cases
 from conformance.harness.protocol import PROTOCOL_VERSION
-from conformance.judge.case import CONTRACT_IDS, compare
+from conformance.judge.case import CONTRACT_IDS, compare, rule_of
 from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
 
@@ -70,7 +70,9 @@ def test_exported_cases_are_the_run_message_and_the_expectations(tmp_path: Path)
         answer = driver.handle(case["run"])  # exactly the message to send
         assert answer["type"] == "observed", entry
         for expected, observed in zip(case["expected"], answer["observations"], strict=True):
-            assert expected is None or compare(expected, observed) is None, entry
+            if expected is not None and expected["rule"] != "final-observe":
+                assert expected["rule"] == rule_of(expected["value"]), entry
+                assert compare(expected["value"], observed) is None, entry
 
 
 def test_smoke_passes_the_reference_and_shows_why_a_harness_cannot_start(
