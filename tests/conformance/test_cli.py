@@ -113,3 +113,50 @@ def test_help_and_version_need_no_extra() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "--max-errors" in completed.stdout
+
+
+def test_list_counts_the_request_invariant_run_on_every_loop_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--list", "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["contracts"]
+    loop_cases = sum(1 for case in all_cases() if case.agents())
+    assert counts["LOGGEDLOOP-REQUEST-INVARIANT"]["cases"] == loop_cases > 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--list", "--contract", "NOPE"],
+        ["--list", "--json", "--contract", "NOPE"],
+        ["export-cases", "DIR", "--contract", "NOPE"],
+    ],
+)
+def test_an_unknown_contract_id_is_refused_with_the_valid_ones(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(tmp_path / "out") if arg == "DIR" else arg for arg in argv]
+    try:
+        status = main(argv)
+    except SystemExit as exit_:  # argparse's usage error
+        status = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert "NOPE" in captured.err and "LOGGEDLOOP-REQUEST-INVARIANT" in captured.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_contract_id_is_accepted_in_any_letter_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list", "--json", "--contract", "prompt-tool-order"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["contracts"]) == ["PROMPT-TOOL-ORDER"]
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/below"])
+def test_export_into_a_file_is_a_one_line_error(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("keep me\n")
+    assert main(["export-cases", str(tmp_path / where)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "cannot write the cases to" in error
+    assert (tmp_path / "a-file").read_text() == "keep me\n"
