@@ -29,9 +29,16 @@ NOT_APPLICABLE: Final = "not applicable:"
 #: Skip reasons starting with this are reported as "not reached": the implementation was stopped
 #: (a failed handshake, ``--max-errors``) before this case was sent.
 NOT_REACHED: Final = "not reached:"
+#: Skip reasons starting with this are reported as "live not run": a live test (one that calls a
+#: real provider API) that was not opted into with ``--live``.
+LIVE_NOT_RUN: Final = "live not run:"
 _SENTENCE_CHARS: Final = 300
 #: An ``errored`` answer's context is any JSON: shown up to this size.
 _CONTEXT_CHARS: Final = 8000
+#: A harness's stderr tail is bounded already (`conformance.harness.process`: 40 lines of at most
+#: 2,000 bytes): it is shown whole, and cut from the front beyond this, never from the end, where
+#: the harness's last words (the crash) are.
+_STDERR_CHARS: Final = 100_000
 
 
 class ImplementationErrored(Exception):
@@ -206,11 +213,17 @@ def failure_message(
 def format_context(context: Json) -> str:
     """What the implementation printed or sent as context, indented, one block per key."""
     if isinstance(context, dict):
-        return "\n".join(f"{key}:\n{_indent(value)}" for key, value in context.items())
+        return "\n".join(
+            f"{key}:\n{_indent(value, tail=key == 'stderr')}" for key, value in context.items()
+        )
     return _indent(context)
 
 
-def _indent(value: Json) -> str:
+def _indent(value: Json, tail: bool = False) -> str:
     text = value if isinstance(value, str) else dumps(value, indent=2)
-    text = cut(text, _CONTEXT_CHARS)
+    if tail and len(text) > _STDERR_CHARS:
+        cut_off = len(text) - _STDERR_CHARS
+        text = f"[… {cut_off} earlier characters cut]\n{text[cut_off:]}"
+    elif not tail:
+        text = cut(text, _CONTEXT_CHARS)
     return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())

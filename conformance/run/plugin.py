@@ -29,7 +29,7 @@ from ..harness.protocol import PROTOCOL_VERSION
 from ..harness.transport import Implementation, load_implementation
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
-from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .options import OPTIONS
 from .progress import Watch
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
@@ -112,6 +112,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.contract = list(known_contracts(config.getoption("--contract")))
     except ValueError as error:
         raise pytest.UsageError(f"--contract: {error}") from None
+    if config.getoption("--live") and not os.environ.get("DEEPSEEK_API_KEY"):
+        raise pytest.UsageError(
+            "--live runs PROMPT-CACHE-E2E against DeepSeek: set DEEPSEEK_API_KEY"
+        )
+    if config.getoption("--live") and os.environ.get("CI"):
+        raise pytest.UsageError("--live: the live test is never run in CI (CI is set)")
     _check_output_path(config, "--conformance-json")
     _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")
@@ -408,6 +414,8 @@ def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Outcome:
         reason = _longrepr_text(report)
         if NOT_APPLICABLE in reason:
             return "not applicable"
+        if LIVE_NOT_RUN in reason:
+            return "live not run"
         return "not reached" if NOT_REACHED in reason else "skipped"
     if report.when != "call" or _is_errored(call.excinfo.value if call.excinfo else None):
         return "errored"

@@ -14,7 +14,7 @@ import pytest
 
 import conformance
 from conformance.cases import all_cases
-from conformance.harness.protocol import PROTOCOL_VERSION
+from conformance.harness.protocol import CAPABILITIES, PROTOCOL_VERSION
 from conformance.judge.case import CONTRACT_IDS, compare, rule_of
 from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
@@ -31,9 +31,13 @@ def test_help_lists_the_suites_options_first(capsys: pytest.CaptureFixture[str])
     assert len(text.splitlines()) < 60
 
 
-def test_version_names_the_suite_and_the_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_names_the_suite_the_protocol_and_its_capabilities(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip().endswith(f"(protocol {PROTOCOL_VERSION})")
+    text = capsys.readouterr().out.strip()
+    assert f"(protocol {PROTOCOL_VERSION}; capabilities: " in text
+    assert all(capability in text for capability in CAPABILITIES)
 
 
 def test_list_as_json_names_every_case_with_its_contracts_and_why(
@@ -160,3 +164,22 @@ def test_export_into_a_file_is_a_one_line_error(
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "cannot write the cases to" in error
     assert (tmp_path / "a-file").read_text() == "keep me\n"
+
+
+def test_the_installed_cli_leaves_nothing_in_the_working_directory(tmp_path: Path) -> None:
+    """Hypothesis's examples and caches go to the suite's cache directory, not ``./.hypothesis``."""
+    cwd, cache = tmp_path / "work", tmp_path / "cache"
+    cwd.mkdir()
+    command = [sys.executable, "-m", "conformance.run.runner", "--contract", "PROMPT-TOOL-ORDER"]
+    completed = subprocess.run(
+        [*command, "-k", "test_property"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert list(cwd.iterdir()) == []
+    assert (cache / "dsh-conformance" / "hypothesis").is_dir()
