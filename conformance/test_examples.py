@@ -7,6 +7,7 @@ import pytest
 from .cases import all_cases
 from .harness.transport import Implementation
 from .judge.case import Case
+from .judge.invariant import INVARIANT_CONTRACTS
 from .run.execute import check, check_invariant
 
 
@@ -28,7 +29,7 @@ def test_example(impl: Implementation, case: Case) -> None:
         pytest.param(
             case,
             id=case.id,
-            marks=pytest.mark.contract("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT"),
+            marks=pytest.mark.contract(*INVARIANT_CONTRACTS),
         )
         for case in all_cases()
         if case.agents()

@@ -41,6 +41,10 @@ _READ_CHUNK: Final = 65536
 #: Reads (of up to `_READ_CHUNK` bytes, or one long line) queued before the reader waits.
 _QUEUED_READS: Final = 16
 _EXIT_GRACE: Final = 2.0
+#: How often a reader waiting for an answer looks whether the process is still there, and how
+#: long after its exit it still waits for output (what it wrote just before exiting).
+_POLL: Final = 0.1
+_AFTER_EXIT: Final = 0.5
 _POSIX: Final = os.name == "posix"
 
 
@@ -82,6 +86,8 @@ class Child:
         self._chunks: queue.Queue[list[Line] | None] = queue.Queue(maxsize=_QUEUED_READS)
         self._ready: collections.deque[Line] = collections.deque()
         self._ended = False
+        #: The process exited while its stdout stayed open (held by a process it started).
+        self.outlived = False
         self.stderr = _Tail()
         self.stdout_reader = _start_reader(
             self.process.stdout.fileno(), _LineSplitter(self._chunks.put).feed
@@ -104,9 +110,25 @@ class Child:
         self.process.stdin.flush()
 
     def next_line(self, timeout: float) -> Line | None:
-        """The next stdout line, ``None`` at end of output; raises `queue.Empty` on timeout."""
-        if not self._ready and not self._ended:
-            self._take(self._chunks.get(timeout=timeout))
+        """The next stdout line, ``None`` at end of output; raises `queue.Empty` on timeout.
+
+        A process that exits while something it started keeps its stdout open (a forked child)
+        would never close it: shortly after the exit, that counts as the end of output too
+        (`outlived`), not as a wait for the whole timeout.
+        """
+        deadline = time.monotonic() + timeout
+        exited: float | None = None
+        while not self._ready and not self._ended:
+            now = time.monotonic()
+            if exited is None and self.process.poll() is not None:
+                exited = now
+            if exited is not None and now - exited >= _AFTER_EXIT:
+                self.outlived = True
+                return None
+            if now >= deadline:
+                raise queue.Empty
+            with contextlib.suppress(queue.Empty):
+                self._take(self._chunks.get(timeout=min(_POLL, deadline - now)))
         return self._ready.popleft() if self._ready else None
 
     def leftovers(self) -> list[Line]:

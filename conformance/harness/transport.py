@@ -104,6 +104,22 @@ class TransportFailure(ProtocolError):
         self.context = context
 
 
+class DriverRaised(Exception):
+    """An in-process driver's ``handle`` raised, or called ``sys.exit``: ``error`` says which."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+    def __str__(self) -> str:
+        if isinstance(self.error, SystemExit):
+            return (
+                f"handle() called sys.exit({self.error.code!r}): an in-process implementation "
+                "must answer, not exit"
+            )
+        return f"handle() raised {type(self.error).__name__}: {self.error}"
+
+
 class _Timeout(BaseException):
     """Raised inside an in-process driver by the alarm; not an `Exception`, so that a driver's
     ``except Exception`` does not swallow it."""
@@ -144,7 +160,7 @@ class InProcess(Implementation):
         try:
             try:
                 signal.setitimer(signal.ITIMER_REAL, self.timeout, 0.5)
-                return self._driver.handle(request)
+                return self._handle(request)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
@@ -157,7 +173,7 @@ class InProcess(Implementation):
 
         def work() -> None:
             try:
-                answers.put((True, self._driver.handle(request)))
+                answers.put((True, self._handle(request)))
             except BaseException as error:  # handed over to the caller's thread
                 answers.put((False, error))
 
@@ -170,16 +186,23 @@ class InProcess(Implementation):
             raise value
         return value
 
+    def _handle(self, request: Json) -> Json:
+        """The driver's own answer; what it raised, ``sys.exit`` included, as `DriverRaised`."""
+        try:
+            return self._driver.handle(request)
+        except (Exception, SystemExit) as error:
+            raise DriverRaised(error) from error
+
     def handshake(self) -> Handshake:
         if self._handshake is None:
             try:
                 answer = self._call(start_message())
             except TimeoutError:
                 raise ProtocolError(f"no answer to 'start' within {self.timeout:g} s") from None
-            except Exception as error:
-                raise ProtocolError(
-                    f"handle() raised {type(error).__name__} in answer to 'start': {error}"
-                ) from error
+            except DriverRaised as raised:
+                raise ProtocolError(f"{raised}, in answer to 'start'") from raised
+            except (TypeError, ValueError) as error:
+                raise ProtocolError(f"the answer to 'start' is not a JSON value: {error}") from None
             handshake = parse_handshake(answer)
             check_answer(answer, "start")
             self._handshake = handshake
@@ -193,19 +216,19 @@ class InProcess(Implementation):
             return outcome
         except TimeoutError:
             return Outcome.errored(f"no answer within {self.timeout:g} s")
+        except DriverRaised as raised:
+            return Outcome.errored(str(raised))
         except ProtocolError as error:
             return Outcome.errored(f"protocol violation: {error}")
         except (TypeError, ValueError) as error:
             return Outcome.errored(f"the answer is not a JSON value: {error}")
-        except Exception as error:
-            return Outcome.errored(f"handle() raised {type(error).__name__}: {error}")
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         # A driver that fails to stop, or hangs doing it, has nothing left to tell the suite.
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception, TimeoutError):
             self._call(STOP_MESSAGE)
 
 
@@ -326,6 +349,11 @@ class Subprocess(Implementation):
             line = child.next_line(timeout=self.timeout)
         except queue.Empty:
             raise TransportFailure(f"no answer to '{what}' within {self.timeout:g} s") from None
+        if line is None and child.outlived:
+            raise TransportFailure(
+                f"the process exited ({child.status()}) instead of answering '{what}', while a "
+                "process it started still holds its output open"
+            )
         if line is None:
             raise TransportFailure(
                 f"the process closed its output ({child.status()}) instead of answering '{what}'"
@@ -337,8 +365,16 @@ class Subprocess(Implementation):
                 stdout=show(line),
             )
         try:
-            return json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise TransportFailure(
+                f"printed a line that is not UTF-8 in answer to '{what}' (byte "
+                f"{line[error.start]:#04x} at offset {error.start}); protocol messages are UTF-8",
+                stdout=show(line),
+            ) from None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
             raise TransportFailure(
                 f"printed a line that is not a protocol message in answer to '{what}'",
                 stdout=show(line),
@@ -393,7 +429,17 @@ def load_implementation(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Implemen
 
 
 def _which(program: str) -> str:
+    """The program to start; raises `ValueError` when there is none, so that a misspelt
+    harness is a usage error before the run, not a failure blamed on one contract."""
     if os.sep in program:
+        if not os.path.isfile(program):
+            raise ValueError(f"no program {program!r}: there is no such file")
         return program
     beside_python = os.path.join(os.path.dirname(sys.executable), program)
-    return shutil.which(program) or (beside_python if os.path.exists(beside_python) else program)
+    found = shutil.which(program) or (beside_python if os.path.exists(beside_python) else None)
+    if found is None:
+        raise ValueError(
+            f"no program {program!r} on PATH (nor beside {sys.executable}); give the command "
+            "line that starts your harness, or 'module:attr' for a Python object"
+        )
+    return found

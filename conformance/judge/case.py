@@ -9,6 +9,7 @@ act on.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -43,8 +44,25 @@ CONTRACT_IDS: Final = (
     "PROMPT-CACHE-E2E",
 )
 
+
+def known_contracts(given: Iterable[str]) -> tuple[str, ...]:
+    """``given`` as contract IDs of CONTRACT_IDS, letter case ignored (``--contract root-model``).
+
+    Raises `ValueError` naming the unknown ones and listing the valid IDs: a misspelt ID must not
+    select nothing in silence.
+    """
+    by_upper = {contract.upper(): contract for contract in CONTRACT_IDS}
+    unknown = [value for value in given if value.upper() not in by_upper]
+    if unknown:
+        raise ValueError(
+            f"unknown contract ID(s) {', '.join(unknown)}; the contract IDs are "
+            f"{', '.join(CONTRACT_IDS)}"
+        )
+    return tuple(dict.fromkeys(by_upper[value.upper()] for value in given))
+
+
 #: What `_compare_fields` sees for a key the observation does not have.
-_ABSENT: Final = "<absent>"
+_ABSENT: Final = ABSENT
 
 #: Ops whose observation is ``{"ok": true}`` unless the case says otherwise.
 _STATE_OPS: Final = frozenset(
@@ -90,6 +108,13 @@ class Case:
         """The scenario as sent to the implementation: the ops without their expectations."""
         return {"ops": [{k: v for k, v in op.items() if k != "expect"} for op in self.ops]}
 
+    def sent_scenario(self) -> Json:
+        """What the suite sends: `scenario`, then for a loop case one ``observe`` per agent, whose
+        log and requests the suite folds and checks itself (LOGGEDLOOP-REQUEST-INVARIANT)."""
+        scenario = self.scenario()
+        scenario["ops"] += [{"op": "observe", "agent": agent} for agent in self.agents()]
+        return scenario
+
 
 def expected_observation(op: Json) -> Json | None:
     """What ``op`` must produce, or ``None`` when the case does not check it."""
@@ -117,9 +142,23 @@ def mismatches(case: Case, observations: list[Json]) -> list[str]:
 def compared_part(expected: Json, observed: Json) -> Json:
     """What `compare` compares ``expected`` with: the loop-log view for a loop expectation (an
     ``observe`` op), else the observation itself."""
-    if isinstance(expected, dict) and {"log", "types", "requests"} & set(expected):
+    if isinstance(expected, dict) and {"log", "tail", "types", "requests"} & set(expected):
         return compared_view(expected, observed)
     return observed
+
+
+def rule_of(expected: Json) -> str:
+    """The name of the comparison rule that judges ``expected`` (`RULES`; conformance/export/
+    COMPARISON.md defines each one, and ``export-cases`` names it beside every expectation)."""
+    for key in WIRE_COMPARISONS:
+        if key in expected:
+            return f"wire-{key}"
+    if {"log", "tail", "types", "requests"} & set(expected):
+        return "log-view"
+    for key in ("assembly", "error", "evaluations"):
+        if key in expected:
+            return key
+    return "fields"
 
 
 def compare(expected: Json, observed: Json) -> str | None:
@@ -132,42 +171,41 @@ def compare(expected: Json, observed: Json) -> str | None:
             f"expected {_show(expected)}, got error {got.get('kind')!r}: "
             f"{got.get('message', '')}".rstrip(": ")
         )
-    for key, compare_wire in WIRE_COMPARISONS.items():
-        if key in expected:
-            return compare_wire(expected[key], observed)
-    if {"log", "tail", "types", "requests"} & set(expected):
-        return compare_loop(expected, observed)
-    if "assembly" in expected:
-        if "assembly" not in observed:
-            return f"expected an assembly, got {_show(observed)}"
-        return _compare_fields(expected["assembly"], observed["assembly"], "")
-    if "error" in expected:
-        want, got = expected["error"], observed.get("error")
-        if not isinstance(got, dict):
-            return f"expected error {want['kind']!r}, got {_show(observed)}"
-        if got.get("kind") != want["kind"]:
-            return f"expected error {want['kind']!r}, got error {got.get('kind')!r}: {_show(got)}"
-        if "where" in want and got.get("where") != want["where"]:
-            return (
-                f"error {want['kind']!r} must name {want['where']!r} as where it happened, "
-                f"got {got.get('where')!r}"
-            )
-        return None
-    if "evaluations" in expected:
-        got_counts = observed.get("evaluations", {})
-        for counter, count in expected["evaluations"].items():
-            if got_counts.get(counter) != count:
-                return (
-                    f"expected {counter!r} evaluated {count} time(s), "
-                    f"got {got_counts.get(counter)!r}"
-                )
-        if "changes" in expected and observed.get("changes") != expected["changes"]:
-            return (
-                f"expected {expected['changes']} change notification(s), "
-                f"got {observed.get('changes')!r}"
-            )
-        return None
-    return _compare_fields(expected, observed, "")
+    return RULES[rule_of(expected)](expected, observed)
+
+
+def _compare_assembly(expected: Json, observed: Json) -> str | None:
+    if "assembly" not in observed:
+        return f"expected an assembly, got {_show(observed)}"
+    return _compare_fields(expected["assembly"], observed["assembly"], "")
+
+
+def _compare_error(expected: Json, observed: Json) -> str | None:
+    want, got = expected["error"], observed.get("error")
+    if not isinstance(got, dict):
+        return f"expected error {want['kind']!r}, got {_show(observed)}"
+    if got.get("kind") != want["kind"]:
+        return f"expected error {want['kind']!r}, got error {got.get('kind')!r}: {_show(got)}"
+    if "where" in want and got.get("where") != want["where"]:
+        return (
+            f"error {want['kind']!r} must name {want['where']!r} as where it happened, "
+            f"got {got.get('where')!r}"
+        )
+    return None
+
+
+def _compare_evaluations(expected: Json, observed: Json) -> str | None:
+    got_counts = observed.get("evaluations", {})
+    for counter, count in expected["evaluations"].items():
+        if got_counts.get(counter) != count:
+            got = got_counts.get(counter)
+            return f"expected {counter!r} evaluated {count} time(s), got {got!r}"
+    if "changes" in expected and observed.get("changes") != expected["changes"]:
+        return (
+            f"expected {expected['changes']} change notification(s), "
+            f"got {observed.get('changes')!r}"
+        )
+    return None
 
 
 def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
@@ -175,7 +213,7 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
         return f"expected {_show(expected)}, got {_show(observed)}"
     for key, want in expected.items():
         got = observed.get(key, _ABSENT)
-        same = _SAME.get(key, _equal)(want, got)
+        same = _SAME[FIELD_RULES.get(key, "json-value")](want, got)
         if not same:
             if want == got and key == "tools":
                 return (
@@ -250,7 +288,7 @@ def _without_time(event: Json) -> Json:
 
 
 def _equal(expected: Json, observed: Json) -> bool:
-    return bool(expected == observed)
+    return strict_equal(expected, observed)
 
 
 def _same_proposal(expected: Json, observed: Json) -> bool:
@@ -258,15 +296,25 @@ def _same_proposal(expected: Json, observed: Json) -> bool:
     return _equal(expected, None if observed is _ABSENT else observed)
 
 
-#: Observation fields compared other than with ``==``. Derived messages are the logged objects
-#: "passed through verbatim", so their JSON text (key order included) must match.
+#: The field rule of each observation field not compared as a JSON value (``json-value``).
+#: Derived messages are the logged objects "passed through verbatim", so their JSON text (key
+#: order included) must match.
+FIELD_RULES: Final = {
+    "tools": "tools",
+    "header": "header",
+    "messages": "json-text",
+    "events": "events-without-time",
+    "message": "null-or-absent",
+    "variables": "named-variables",
+}
 _SAME: Final = {
+    "json-value": _equal,
     "tools": _same_tools,
     "header": _same_header,
-    "messages": same_json_text,
-    "events": _same_events,
-    "message": _same_proposal,
-    "variables": _same_variables,
+    "json-text": same_json_text,
+    "events-without-time": _same_events,
+    "null-or-absent": _same_proposal,
+    "named-variables": _same_variables,
 }
 
 
@@ -303,3 +351,26 @@ def describe_op(op: Json) -> str:
         if key in op and op[key] is not None:
             return f"({name} {op[key]})"
     return f"({name})"
+
+
+def _under(
+    key: str, comparison: Callable[[Json, Json], str | None]
+) -> Callable[[Json, Json], str | None]:
+    """A wire comparison, given the expectation's ``key`` entry and the whole observation."""
+    return lambda expected, observed: comparison(expected[key], observed)
+
+
+#: Version of `RULES`, `FIELD_RULES` and the log view (conformance/export/COMPARISON.md): bumped
+#: whenever a rule's meaning changes, so that a runner in another language refuses an export it
+#: does not know instead of judging it wrongly.
+COMPARISON_VERSION: Final = 1
+
+#: Comparison rule name → comparison of a whole expectation with a whole observation.
+RULES: Final[dict[str, Callable[[Json, Json], str | None]]] = {
+    **{f"wire-{key}": _under(key, compare_wire) for key, compare_wire in WIRE_COMPARISONS.items()},
+    "log-view": compare_loop,
+    "assembly": _compare_assembly,
+    "error": _compare_error,
+    "evaluations": _compare_evaluations,
+    "fields": lambda expected, observed: _compare_fields(expected, observed, ""),
+}

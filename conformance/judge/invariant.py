@@ -38,6 +38,8 @@ from .logfold import LogFold, seeded_length
 
 Json = Any
 
+#: The contracts the suite's check of every loop case (`check_requests` and the fold) stands for.
+INVARIANT_CONTRACTS: Final = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
 #: What a loop-built request may hold besides its config fields.
 REQUEST_FIELDS: Final = ("messages", "system", "tools", "sessionId")
 

@@ -12,10 +12,12 @@ requirement what checks it.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import itertools
 import pkgutil
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -23,22 +25,30 @@ from typing import Any, Final
 import conformance
 
 from ..cases import all_cases
-from ..harness.protocol import PROTOCOL_VERSION, run_message
-from ..judge.case import CONTRACT_IDS, Case, expected_observation
+from ..harness.protocol import CAPABILITIES, PROTOCOL_VERSION, run_message
+from ..judge.case import (
+    COMPARISON_VERSION,
+    CONTRACT_IDS,
+    FIELD_RULES,
+    RULES,
+    Case,
+    expected_observation,
+    rule_of,
+)
+from ..judge.invariant import INVARIANT_CONTRACTS
 from ..judge.jsontext import dumps
+from ..judge.logview import ABSENT, CORE_TYPES, SESSION
 from ..requirements import EXAMPLE_TEST, catalog, requirements_naming, requirements_of
+from ..scenarios.loopscenario import ANY_TEXT
 
 Json = Any
 
-#: How an exported expectation is compared (the rules of `conformance.judge.case.compare`).
-COMPARISON: Final = (
-    "Each op's observation is compared with its 'expected' entry; null means the op's "
-    "observation is not checked. An expectation is partial: only the keys it names are "
-    "compared, by JSON equality, except that under 'error' only 'kind' (and 'where', when "
-    "given) are compared, under 'evaluations' only the listed counters, and 'tools' must also "
-    "keep the key order of each 'parameters' object. An observed {'error': …} where no error "
-    "is expected fails."
-)
+#: The export's own version: bumped when a file's shape changes (conformance/export/*.schema.json).
+EXPORT_FORMAT: Final = 2
+#: What ``export-cases`` copies beside the cases: the comparison rules, the schemas of the files,
+#: and the Node runner that proves the export is enough.
+_EXPORT_FILES: Final = ("COMPARISON.md", "case.schema.json", "index.schema.json", "runner.mjs")
+_EXPORT_SOURCE: Final = Path(__file__).parents[1] / "export"
 PROPERTIES_NOTE: Final = (
     "Property tests (Hypothesis) generate their cases while they run, and the other tests (golden "
     "files, HTTP to the suite's own server, timing, the live cache check) need the suite around "
@@ -47,8 +57,26 @@ PROPERTIES_NOTE: Final = (
 
 
 def cases(contracts: frozenset[str] = frozenset()) -> list[Case]:
-    """The example cases, restricted to ``contracts`` when given."""
-    return [c for c in all_cases() if not contracts or contracts & set(c.contracts)]
+    """The example cases, restricted to ``contracts`` when given (`checked_contracts`)."""
+    return [c for c in all_cases() if not contracts or contracts & set(checked_contracts(c))]
+
+
+def checked_contracts(case: Case) -> tuple[str, ...]:
+    """The contract IDs a case's tests check: its own, and for a loop case those of the suite's
+    request check run on it (``test_loop_invariant``)."""
+    return tuple(dict.fromkeys(case.contracts + (INVARIANT_CONTRACTS if case.agents() else ())))
+
+
+def suite_checks(case: Case) -> list[dict[str, Json]]:
+    """The checks of ``case`` that need the suite's own fold of a log (`conformance.judge.logfold`,
+    `conformance.judge.invariant`): which ops' observations they read, for which contracts."""
+    if not case.agents():
+        return []
+    finals = list(range(len(case.ops), len(case.ops) + len(case.agents())))
+    return [
+        {"check": "log-fold", "ops": finals, "contracts": list(case.contracts)},
+        {"check": "request-invariant", "ops": finals, "contracts": list(INVARIANT_CONTRACTS)},
+    ]
 
 
 def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
@@ -159,7 +187,7 @@ def listing(contracts: frozenset[str] = frozenset()) -> dict[str, Json]:
     others = other_tests(contracts)
     counts = {
         contract: {
-            "cases": sum(contract in c.contracts for c in chosen),
+            "cases": sum(contract in checked_contracts(c) for c in chosen),
             "properties": sum(contract in p["contracts"] for p in props),
             "other": sum(contract in o["contracts"] for o in others),
             "requirements": sum(r.contract == contract for r in catalog().values()),
@@ -231,37 +259,72 @@ def _render_requirements(requirements: dict[str, Json], unchecked: list[str]) ->
 
 
 def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
-    """Write every example case as ``DIR/<id>.json`` and an ``index.json``; how many."""
+    """Write every example case as ``DIR/<id>.json``, an ``index.json`` and the files a runner in
+    another language needs (`_EXPORT_FILES`); how many cases. Raises `OSError` when ``DIR`` cannot
+    be written."""
     chosen = cases(contracts)
-    directory.mkdir(parents=True, exist_ok=True)
+    documents: dict[str, Json] = {}
     index: list[dict[str, Json]] = []
     for case in chosen:
         name = re.sub(r"[^\w.-]+", "__", case.id) + ".json"
-        if any(entry["file"] == name for entry in index):
+        if name in documents or name in _EXPORT_FILES or name == "index.json":
             raise ValueError(f"case {case.id!r} would overwrite {name}")
-        document = {
-            **_summary(case),
-            "run": run_message(case.id, case.scenario()),
-            "expected": [expected_observation(op) for op in case.ops],
-        }
-        _write(directory / name, document)
-        index.append({"id": case.id, "file": name, "contracts": list(case.contracts)})
-    _write(
-        directory / "index.json",
-        {
-            "protocol": PROTOCOL_VERSION,
-            "comparison": COMPARISON,
-            "note": PROPERTIES_NOTE,
-            "cases": index,
+        documents[name] = exported_case(case)
+        index.append({**_summary(case), "file": name})
+    documents["index.json"] = {
+        "format": EXPORT_FORMAT,
+        "protocol": PROTOCOL_VERSION,
+        "capabilities": list(CAPABILITIES),
+        "contracts": list(CONTRACT_IDS),
+        "comparison": {
+            "version": COMPARISON_VERSION,
+            "document": "COMPARISON.md",
+            "rules": sorted(RULES),
+            "fieldRules": FIELD_RULES,
+            "defaultFieldRule": "json-value",
+            "logView": {
+                "coreTypes": sorted(CORE_TYPES),
+                "session": SESSION,
+                "absent": ABSENT,
+                "anyText": ANY_TEXT,
+            },
         },
-    )
+        "note": PROPERTIES_NOTE,
+        "notExported": other_tests(contracts) + properties(contracts),
+        "cases": index,
+    }
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "it is not a directory", str(directory))
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in _EXPORT_FILES:
+        shutil.copyfile(_EXPORT_SOURCE / name, directory / name)
+    for name, document in documents.items():
+        _write(directory / name, document)
     return len(chosen)
+
+
+def exported_case(case: Case) -> dict[str, Json]:
+    """One case file: the exact ``run`` message the suite sends, and per op of it the comparison
+    rule and the expectation (``null``: not checked)."""
+    finals = [{"rule": "final-observe", "value": None}] * len(case.agents())
+    return {
+        **_summary(case),
+        "run": run_message(case.id, case.sent_scenario()),
+        "expected": [_expectation(op) for op in case.ops] + finals,
+        "suiteChecks": suite_checks(case),
+    }
+
+
+def _expectation(op: Json) -> Json:
+    expected = expected_observation(op)
+    return None if expected is None else {"rule": rule_of(expected), "value": expected}
 
 
 def _summary(case: Case) -> dict[str, Json]:
     return {
         "id": case.id,
         "contracts": list(case.contracts),
+        "checks": list(checked_contracts(case)),
         "requires": list(case.requires),
         "why": case.why,
     }

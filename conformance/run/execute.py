@@ -18,7 +18,7 @@ from ..harness.transport import Implementation
 from ..harness.validate import cut
 from ..judge.case import Case, compared_part, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
-from ..judge.invariant import check_requests
+from ..judge.invariant import INVARIANT_CONTRACTS, check_requests
 from ..judge.jsontext import dumps
 from ..judge.logfold import fold_log, seeded_length
 
@@ -29,9 +29,16 @@ NOT_APPLICABLE: Final = "not applicable:"
 #: Skip reasons starting with this are reported as "not reached": the implementation was stopped
 #: (a failed handshake, ``--max-errors``) before this case was sent.
 NOT_REACHED: Final = "not reached:"
+#: Skip reasons starting with this are reported as "live not run": a live test (one that calls a
+#: real provider API) that was not opted into with ``--live``.
+LIVE_NOT_RUN: Final = "live not run:"
 _SENTENCE_CHARS: Final = 300
 #: An ``errored`` answer's context is any JSON: shown up to this size.
 _CONTEXT_CHARS: Final = 8000
+#: A harness's stderr tail is bounded already (`conformance.harness.process`: 40 lines of at most
+#: 2,000 bytes): it is shown whole, and cut from the front beyond this, never from the end, where
+#: the harness's last words (the crash) are.
+_STDERR_CHARS: Final = 100_000
 
 
 class ImplementationErrored(Exception):
@@ -80,7 +87,7 @@ def check_invariant(impl: Implementation, case: Case) -> None:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
-    contracts = ("ROOT-MODEL", "LOGGEDLOOP-REQUEST-INVARIANT")
+    contracts = INVARIANT_CONTRACTS
     problems = []
     if len(finals) != len(case.agents()):
         problems.append(f"expected one observation per op and per agent, got {len(observations)}")
@@ -111,7 +118,7 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
         raise impl.latched_error
     require_capabilities(impl, case.requires)
     agents = case.agents()
-    scenario = sent_scenario(case)
+    scenario = case.sent_scenario()
     impl.running = (case.id, time.monotonic())
     try:
         outcome = impl.run(case.id, scenario)
@@ -136,14 +143,6 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
     return observations[:count], dict(zip(agents, observations[count:], strict=True))
 
 
-def sent_scenario(case: Case) -> Json:
-    """The scenario the suite sends for ``case``: its ops, then for a loop case one final
-    ``observe`` per agent, from which the suite folds the log and checks the requests."""
-    scenario = case.scenario()
-    scenario["ops"] += [{"op": "observe", "agent": agent} for agent in case.agents()]
-    return scenario
-
-
 def _final_problem(final: Json) -> str | None:
     """Why a final ``observe`` answer cannot be checked, or ``None``."""
     if (
@@ -162,7 +161,7 @@ def _fail_on(
     if problems:
         raise ConformanceFailure(
             failure_message(case, observations, problems, contracts),
-            ops=sent_scenario(case)["ops"],
+            ops=case.sent_scenario()["ops"],
         )
 
 
@@ -226,11 +225,17 @@ def failure_message(
 def format_context(context: Json) -> str:
     """What the implementation printed or sent as context, indented, one block per key."""
     if isinstance(context, dict):
-        return "\n".join(f"{key}:\n{_indent(value)}" for key, value in context.items())
+        return "\n".join(
+            f"{key}:\n{_indent(value, tail=key == 'stderr')}" for key, value in context.items()
+        )
     return _indent(context)
 
 
-def _indent(value: Json) -> str:
+def _indent(value: Json, tail: bool = False) -> str:
     text = value if isinstance(value, str) else dumps(value, indent=2)
-    text = cut(text, _CONTEXT_CHARS)
+    if tail and len(text) > _STDERR_CHARS:
+        cut_off = len(text) - _STDERR_CHARS
+        text = f"[… {cut_off} earlier characters cut]\n{text[cut_off:]}"
+    elif not tail:
+        text = cut(text, _CONTEXT_CHARS)
     return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())

@@ -77,6 +77,14 @@ OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             "not reached)",
         },
     ),
+    (
+        "--live",
+        {
+            "action": "store_true",
+            "help": "also run the live PROMPT-CACHE-E2E test against the real DeepSeek API "
+            "(needs DEEPSEEK_API_KEY; a few short paid requests; never in CI)",
+        },
+    ),
     ("--conformance-json", {"metavar": "PATH", "help": "write the report as JSON"}),
     (
         "--expected-failures",

@@ -27,9 +27,9 @@ from hypothesis import HealthCheck, settings
 
 from ..harness.protocol import PROTOCOL_VERSION
 from ..harness.transport import Implementation, load_implementation
-from ..judge.case import CONTRACT_IDS
+from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
-from .execute import NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .options import OPTIONS
 from .progress import Watch
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
@@ -108,9 +108,16 @@ def pytest_configure(config: pytest.Config) -> None:
             "the conformance suite does not run under pytest-xdist (-n/--dist): its report needs "
             "every result in one process, and each implementation is one process; run without -n"
         )
-    unknown = sorted(set(config.getoption("--contract")) - set(CONTRACT_IDS))
-    if unknown:
-        raise pytest.UsageError(f"--contract: unknown contract ID(s) {unknown}")
+    try:
+        config.option.contract = list(known_contracts(config.getoption("--contract")))
+    except ValueError as error:
+        raise pytest.UsageError(f"--contract: {error}") from None
+    if config.getoption("--live") and not os.environ.get("DEEPSEEK_API_KEY"):
+        raise pytest.UsageError(
+            "--live runs PROMPT-CACHE-E2E against DeepSeek: set DEEPSEEK_API_KEY"
+        )
+    if config.getoption("--live") and os.environ.get("CI"):
+        raise pytest.UsageError("--live: the live test is never run in CI (CI is set)")
     _check_output_path(config, "--conformance-json")
     _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")
@@ -408,6 +415,8 @@ def _classify(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> Outcome:
         reason = _longrepr_text(report)
         if NOT_APPLICABLE in reason:
             return "not applicable"
+        if LIVE_NOT_RUN in reason:
+            return "live not run"
         return "not reached" if NOT_REACHED in reason else "skipped"
     if report.when != "call" or _is_errored(call.excinfo.value if call.excinfo else None):
         return "errored"

@@ -32,12 +32,14 @@ Outcome = Literal[
     "stale baseline",
     "skipped",
     "not applicable",
+    "live not run",
     "deselected",
     "not reached",
 ]
 OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
-#: Outcomes of a test that was run (the rest say why it was not).
-RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:7]
+#: Outcomes of a test that was run (the rest say why it was not). "live not run": a live test
+#: (PROMPT-CACHE-E2E against the real API) that was not opted into with ``--live``.
+RAN: Final[tuple[Outcome, ...]] = OUTCOMES[:8]
 _SHORT: Final = (
     "passed",
     "failed",
@@ -46,6 +48,7 @@ _SHORT: Final = (
     "stale",
     "skipped",
     "n/a",
+    "nolive",
     "desel",
     "unrun",
 )
@@ -162,6 +165,7 @@ class Report:
             "not reached": outcomes.count("not reached"),
             "skipped": outcomes.count("skipped"),
             "not applicable": outcomes.count("not applicable"),
+            "live not run": outcomes.count("live not run"),
         }
 
     def status(self, implementation: str) -> Status:
@@ -215,7 +219,26 @@ class Report:
                     f"  {result.outcome.upper()} {result.test} [{', '.join(result.contracts)}]"
                 )
                 blocks.extend(f"      {line}" for line in gist(result.message))
+            blocks.extend(self._idle_reasons(label))
         return "\n".join(blocks)
+
+    def _idle_reasons(self, implementation: str) -> list[str]:
+        """Why tests ran without passing or failing (skipped, not applicable, live not run):
+        each reason once, with how many tests gave it, so that nothing is skipped in silence."""
+        reasons: dict[tuple[Outcome, str], int] = {}
+        for result in self.of(implementation):
+            if result.outcome in _IDLE:
+                reason = (gist(result.message) or ["no reason given"])[0]
+                reason = reason.removeprefix("Skipped: ").removeprefix(f"{result.outcome}: ")
+                key = (result.outcome, reason)
+                reasons[key] = reasons.get(key, 0) + 1
+        lines = [
+            f"  {outcome.upper()} ({count} test{'s' if count > 1 else ''}): {reason}"
+            for (outcome, reason), count in sorted(reasons.items())[:_IDLE_REASONS]
+        ]
+        if len(reasons) > _IDLE_REASONS:
+            lines.append(f"  … {len(reasons) - _IDLE_REASONS} more reason(s) in the JSON report")
+        return lines
 
     def _comparison(self, labels: list[str], colour: bool) -> str:
         """A contract-by-implementation matrix of verdicts, then the tests they disagree on."""
@@ -316,20 +339,25 @@ def _result_json(result: Result) -> dict[str, Any]:
     return fields
 
 
+#: Outcomes whose reasons the terminal report lists (at most `_IDLE_REASONS` distinct ones).
+_IDLE: Final[tuple[Outcome, ...]] = ("skipped", "not applicable", "live not run")
+_IDLE_REASONS: Final = 12
 _GIST_LINES: Final = 40
+_GIST_HEAD: Final = 8
 _GIST_WIDTH: Final = 400
 
 
 def gist(message: str) -> list[str]:
-    """A failure message as the report shows it: every line up to a bound, each cut to a width."""
+    """A failure message as the report shows it: up to `_GIST_LINES` lines, each cut to a width;
+    a longer one keeps its first lines (what failed) and its last (a harness's stderr tail ends
+    with its last words, the crash), saying how many lines were left out between them."""
     lines = [line.rstrip() for line in message.strip().splitlines() if line.strip()]
-    shown = [
-        line if len(line) <= _GIST_WIDTH else line[: _GIST_WIDTH - 1] + "…"
-        for line in lines[:_GIST_LINES]
-    ]
-    if len(lines) > _GIST_LINES:
-        shown.append(f"… {len(lines) - _GIST_LINES} more line(s)")
-    return shown
+    shown = [line if len(line) <= _GIST_WIDTH else line[: _GIST_WIDTH - 1] + "…" for line in lines]
+    if len(shown) <= _GIST_LINES:
+        return shown
+    tail = _GIST_LINES - _GIST_HEAD
+    left_out = len(shown) - _GIST_LINES
+    return [*shown[:_GIST_HEAD], f"… {left_out} more line(s) …", *shown[-tail:]]
 
 
 def worst_status(statuses: Iterable[Status]) -> Status:
@@ -344,13 +372,24 @@ def selection_line(selection: dict[str, int]) -> str:
     missing = [f"{selection[key]} {key}" for key in ("deselected", "not reached") if selection[key]]
     if missing:
         line += f" ({', '.join(missing)})"
-    idle = [f"{selection[key]} {key}" for key in ("skipped", "not applicable") if selection[key]]
+    idle = [
+        f"{selection[key]} {key}"
+        for key in ("skipped", "not applicable", "live not run")
+        if selection[key]
+    ]
     if idle:
         line += f"; of those run, {', '.join(idle)}"
     return line
 
 
-_COLOURS: Final = {"DOES": "31", "stale": "31", "conforms": "32", "incomplete": "33"}
+_COLOURS: Final = {
+    "DOES": "31",
+    "stale": "31",
+    "conforms offline": "33",
+    "conforms": "32",
+    "incomplete": "33",
+    "live": "33",
+}
 
 
 def _paint(text: str, colour: bool) -> str:
@@ -385,8 +424,12 @@ def verdict(row: dict[Outcome, int]) -> str:
         return f"incomplete: {run} of {total} run"
     if row["expected failure"]:
         return f"baseline: {row['expected failure']} expected failure(s)"
+    if row["passed"] and row["live not run"]:
+        return "conforms offline; live test not run"
     if row["passed"]:
         return "conforms" + (" (some skipped)" if row["skipped"] else "")
+    if row["live not run"]:
+        return "live test not run"
     if row["not applicable"]:
         return "not applicable"
     return "skipped"

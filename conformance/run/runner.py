@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import itertools
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, TextIO
 
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).parents[1]
@@ -42,18 +43,28 @@ def _subcommand(module: str, function: str = "main") -> Subcommand:
 
 def export_cases(argv: list[str]) -> int:
     """``export-cases DIR [--contract ID]…``: every example case as a JSON file."""
+    from ..judge.case import known_contracts
     from .catalog import PROPERTIES_NOTE, export
 
     parser = argparse.ArgumentParser(
         prog="dsh-conformance export-cases",
         description="Write every example case as JSON (the run message, the expected "
-        "observations, contract IDs, why) for a test runner in another language.",
+        "observations with their comparison rules, contract IDs, why), the rules "
+        "(COMPARISON.md), the JSON Schemas of the files and a Node runner, for a test runner "
+        "in another language.",
         epilog=PROPERTIES_NOTE,
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--contract", action="append", default=[], metavar="ID")
     args = parser.parse_args(argv)
-    count = export(args.directory, frozenset(args.contract))
+    try:
+        count = export(args.directory, frozenset(known_contracts(args.contract)))
+    except ValueError as error:
+        parser.error(f"--contract: {error}")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        sys.stderr.write(f"{parser.prog}: cannot write the cases to {args.directory}: {reason}\n")
+        return 2
     sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
     return 0
 
@@ -97,16 +108,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def version() -> str:
-    """The suite's version and the protocol version it speaks."""
+    """The suite's version, the protocol major version it speaks (what ``start`` carries), and
+    the capabilities it knows, which say which minor additions it can send."""
     from importlib import metadata
 
-    from ..harness.protocol import PROTOCOL_VERSION
+    from ..harness.protocol import CAPABILITIES, PROTOCOL_VERSION
 
     try:
         suite = metadata.version("dsh-prompt-conformance")
     except metadata.PackageNotFoundError:
         suite = "0+unknown"
-    return f"dsh-conformance {suite} (protocol {PROTOCOL_VERSION})"
+    return (
+        f"dsh-conformance {suite} (protocol {PROTOCOL_VERSION}; capabilities: "
+        f"{', '.join(CAPABILITIES)})"
+    )
 
 
 def print_help() -> int:
@@ -131,10 +146,17 @@ def print_help() -> int:
 
 
 def list_cases(args: list[str]) -> int:
+    from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
     from .catalog import listing, render_listing
 
-    contracts = frozenset(value for flag, value in itertools.pairwise(args) if flag == "--contract")
+    given = [value for flag, value in itertools.pairwise(args) if flag == "--contract"]
+    given += [arg.split("=", 1)[1] for arg in args if arg.startswith("--contract=")]
+    try:
+        contracts = frozenset(known_contracts(given))
+    except ValueError as error:
+        sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
+        return 2
     data = listing(contracts)
     text = dumps(data, indent=2) if "--json" in args else None
     sys.stdout.write((text or render_listing(data)) + "\n")
@@ -148,29 +170,105 @@ def run_suite(args: list[str]) -> int:
     importlib.import_module(
         "conformance.run.plugin"
     )  # names a missing dependency before pytest does
+    _keep_hypothesis_out_of_the_working_directory()
     if not any(arg == "--impl" or arg.startswith("--impl=") for arg in args):
         args = [*args, "--impl", "reference"]
-    return int(
-        pytest.main(
-            [
-                str(_PACKAGE),
-                # The package's own configuration (it loads the suite's plugin), never that of
-                # the directory it is run from.
-                "-c",
-                str(_PACKAGE / "pytest.ini"),
-                "--rootdir",
-                str(_PACKAGE.parent),
-                "-p",
-                "no:cacheprovider",
-                # This module is imported before pytest starts, so pytest cannot rewrite the
-                # package's asserts; the suite does not rely on assert rewriting.
-                "-W",
-                "ignore::pytest.PytestAssertRewriteWarning",
-                "-q",
-                *args,
-            ]
+    held = _HeldUsageErrors(sys.stderr)
+
+    class Accepted:
+        """The options were accepted: from here on, standard error passes through."""
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_configure(self) -> None:
+            held.release(usage_error=False)
+
+    sys.stderr = held
+    try:
+        status = int(
+            pytest.main(
+                [
+                    str(_PACKAGE),
+                    # The package's own configuration (it loads the suite's plugin), never that
+                    # of the directory it is run from.
+                    "-c",
+                    str(_PACKAGE / "pytest.ini"),
+                    "--rootdir",
+                    str(_PACKAGE.parent),
+                    "-p",
+                    "no:cacheprovider",
+                    # This module is imported before pytest starts, so pytest cannot rewrite the
+                    # package's asserts; the suite does not rely on assert rewriting.
+                    "-W",
+                    "ignore::pytest.PytestAssertRewriteWarning",
+                    "-q",
+                    *args,
+                ],
+                plugins=[Accepted()],
+            )
         )
+    finally:
+        sys.stderr = held.real
+    held.release(usage_error=status == pytest.ExitCode.USAGE_ERROR)
+    return status
+
+
+class _HeldUsageErrors(io.TextIOBase):
+    """Standard error while pytest parses the command line: an option error is shown as the
+    suite's own one line, without pytest's usage banner or its ini file and root paths.
+
+    It holds what is written until pytest configures the run (the options were accepted), then
+    passes everything through.
+    """
+
+    def __init__(self, real: TextIO) -> None:
+        self.real = real
+        self._held: list[str] | None = []
+
+    def write(self, text: str) -> int:
+        if self._held is None:
+            return self.real.write(text)
+        self._held.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.real.flush()
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    def release(self, usage_error: bool) -> None:
+        held, self._held = self._held, None
+        if not held:
+            return
+        text = "".join(held)
+        if usage_error:
+            text = _usage_error(text)
+        self.real.write(text)
+        self.real.flush()
+
+
+def _usage_error(text: str) -> str:
+    """pytest's usage error as one line of the suite's, and where to find the options."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    reasons = [
+        line.split(": error: ", 1)[1] if ": error: " in line else line.removeprefix("ERROR: ")
+        for line in lines
+        if not line.startswith(("ERROR: usage:", "usage:", "inifile:", "rootdir:", "config:"))
+    ]
+    return (
+        f"dsh-conformance: error: {'; '.join(reasons) or 'bad command line'}\n"
+        "(dsh-conformance --help lists the suite's options; --help-pytest pytest's)\n"
     )
+
+
+def _keep_hypothesis_out_of_the_working_directory() -> None:
+    """Hypothesis keeps its examples and caches in ``./.hypothesis`` by default: the installed CLI
+    must leave nothing in the user's directory, so they go to the suite's own cache directory
+    (``$XDG_CACHE_HOME/dsh-conformance``, or ``~/.cache/dsh-conformance``)."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    set_hypothesis_home_dir(Path(cache) / "dsh-conformance" / "hypothesis")
 
 
 def _guarded(command: Callable[[], int]) -> int:

@@ -14,8 +14,8 @@ import pytest
 
 import conformance
 from conformance.cases import all_cases
-from conformance.harness.protocol import PROTOCOL_VERSION
-from conformance.judge.case import CONTRACT_IDS, compare
+from conformance.harness.protocol import CAPABILITIES, PROTOCOL_VERSION
+from conformance.judge.case import CONTRACT_IDS, compare, rule_of
 from conformance.requirements import catalog
 from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
@@ -32,9 +32,13 @@ def test_help_lists_the_suites_options_first(capsys: pytest.CaptureFixture[str])
     assert len(text.splitlines()) < 60
 
 
-def test_version_names_the_suite_and_the_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_names_the_suite_the_protocol_and_its_capabilities(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip().endswith(f"(protocol {PROTOCOL_VERSION})")
+    text = capsys.readouterr().out.strip()
+    assert f"(protocol {PROTOCOL_VERSION}; capabilities: " in text
+    assert all(capability in text for capability in CAPABILITIES)
 
 
 def test_list_as_json_names_every_case_with_its_contracts_and_why(
@@ -92,7 +96,9 @@ def test_exported_cases_are_the_run_message_and_the_expectations(tmp_path: Path)
         answer = driver.handle(case["run"])  # exactly the message to send
         assert answer["type"] == "observed", entry
         for expected, observed in zip(case["expected"], answer["observations"], strict=True):
-            assert expected is None or compare(expected, observed) is None, entry
+            if expected is not None and expected["rule"] != "final-observe":
+                assert expected["rule"] == rule_of(expected["value"]), entry
+                assert compare(expected["value"], observed) is None, entry
 
 
 def test_smoke_passes_the_reference_and_shows_why_a_harness_cannot_start(
@@ -133,3 +139,69 @@ def test_help_and_version_need_no_extra() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "--max-errors" in completed.stdout
+
+
+def test_list_counts_the_request_invariant_run_on_every_loop_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--list", "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["contracts"]
+    loop_cases = sum(1 for case in all_cases() if case.agents())
+    assert counts["LOGGEDLOOP-REQUEST-INVARIANT"]["cases"] == loop_cases > 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--list", "--contract", "NOPE"],
+        ["--list", "--json", "--contract", "NOPE"],
+        ["export-cases", "DIR", "--contract", "NOPE"],
+    ],
+)
+def test_an_unknown_contract_id_is_refused_with_the_valid_ones(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(tmp_path / "out") if arg == "DIR" else arg for arg in argv]
+    try:
+        status = main(argv)
+    except SystemExit as exit_:  # argparse's usage error
+        status = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert "NOPE" in captured.err and "LOGGEDLOOP-REQUEST-INVARIANT" in captured.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_contract_id_is_accepted_in_any_letter_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list", "--json", "--contract", "prompt-tool-order"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["contracts"]) == ["PROMPT-TOOL-ORDER"]
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/below"])
+def test_export_into_a_file_is_a_one_line_error(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("keep me\n")
+    assert main(["export-cases", str(tmp_path / where)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "cannot write the cases to" in error
+    assert (tmp_path / "a-file").read_text() == "keep me\n"
+
+
+def test_the_installed_cli_leaves_nothing_in_the_working_directory(tmp_path: Path) -> None:
+    """Hypothesis's examples and caches go to the suite's cache directory, not ``./.hypothesis``."""
+    cwd, cache = tmp_path / "work", tmp_path / "cache"
+    cwd.mkdir()
+    command = [sys.executable, "-m", "conformance.run.runner", "--contract", "PROMPT-TOOL-ORDER"]
+    completed = subprocess.run(
+        [*command, "-k", "test_property"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert list(cwd.iterdir()) == []
+    assert (cache / "dsh-conformance" / "hypothesis").is_dir()

@@ -325,6 +325,8 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
         (["--conformance-json", str(tmp_path / "missing" / "r.json")], "does not exist"),
         (["--impl", "reference", "--impl", "reference"], "given twice"),
         (["-p", "test_runner_xdist", "--numprocesses", "2"], "does not run under pytest-xdist"),
+        (["--case-timeout", "abc"], "dsh-conformance: error: argument --case-timeout: 'abc'"),
+        (["--no-such-option"], "dsh-conformance: error: unrecognized arguments: --no-such"),
     ]:
         completed = subprocess.run(
             [sys.executable, "-m", "conformance.run.runner", *args],
@@ -336,6 +338,8 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
         )
         assert completed.returncode == 4, (args, completed.stdout, completed.stderr)
         assert complaint in completed.stdout + completed.stderr, (args, completed.stderr)
+        # The suite's own words: no pytest usage banner, no ini file or root paths.
+        assert "usage:" not in completed.stderr and "inifile:" not in completed.stderr, args
 
 
 def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None:
@@ -434,3 +438,67 @@ def test_the_json_report_counts_each_test_under_the_requirements_claiming_it() -
     assert results[linear]["requirements"] == [f"{contract}.12"]
     assert f"{contract}.4" in results[grammar]["requirements"]
     assert f"requirements not met (1): {contract}.12" in report.render()
+
+
+LIVE_COMMAND = (sys.executable, "-m", "conformance.run.runner", "--contract", "PROMPT-CACHE-E2E")
+
+
+def _live_env(**extra: str) -> dict[str, str]:
+    """The environment of a user with a DeepSeek key exported, outside CI; the API's address is
+    a closed local port, so nothing here can go online."""
+    env = {key: value for key, value in os.environ.items() if key != "CI"}
+    return {**env, "DEEPSEEK_BASE_URL": "http://127.0.0.1:9", **extra}
+
+
+def test_an_exported_key_does_not_take_the_main_command_online(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    completed = subprocess.run(
+        [*LIVE_COMMAND, "--conformance-json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=_live_env(DEEPSEEK_API_KEY="sk-conformance-fake-key"),
+    )
+    assert completed.returncode == 0, completed.stdout
+    (reference,) = json.loads(report.read_text())["implementations"]
+    row = reference["contracts"]["PROMPT-CACHE-E2E"]
+    assert row["live not run"] == 1 and row["failed"] == 0, row
+    assert row["verdict"] == "conforms offline; live test not run"
+    assert "LIVE NOT RUN (1 test): PROMPT-CACHE-E2E's live half" in completed.stdout
+    assert "add --live" in completed.stdout
+
+
+def test_the_live_test_says_it_was_the_live_test_when_the_api_is_unreachable(
+    tmp_path: Path,
+) -> None:
+    unreachable = subprocess.run(
+        [*LIVE_COMMAND, "--live", "-k", "reads_the_cache"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=_live_env(DEEPSEEK_API_KEY="sk-conformance-fake-key"),
+    )
+    assert unreachable.returncode == 1
+    assert "the live test (PROMPT-CACHE-E2E, --live) could not reach DeepSeek" in unreachable.stdout
+    assert "run without --live to skip it" in unreachable.stdout
+    keyless = subprocess.run(
+        [*LIVE_COMMAND, "--live"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={k: v for k, v in _live_env().items() if k != "DEEPSEEK_API_KEY"},
+    )
+    assert keyless.returncode == 4 and "set DEEPSEEK_API_KEY" in keyless.stderr
+
+
+def test_a_contract_whose_live_half_did_not_run_has_its_own_verdict() -> None:
+    report = Report(["PROMPT-CACHE-E2E"])
+    report.record(Result("offline", "impl", ("PROMPT-CACHE-E2E",), "passed"))
+    report.record(Result("live", "impl", ("PROMPT-CACHE-E2E",), "live not run", "no --live"))
+    assert verdict(report.tally("impl")["PROMPT-CACHE-E2E"]) == (
+        "conforms offline; live test not run"
+    )
+    assert "LIVE NOT RUN (1 test): no --live" in report.render()

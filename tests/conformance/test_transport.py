@@ -28,7 +28,8 @@ from conformance.harness.transport import (
     load_implementation,
 )
 from conformance.judge.case import Case
-from conformance.run.execute import ImplementationErrored, check
+from conformance.run.execute import ImplementationErrored, check, format_context
+from conformance.run.report import gist
 from conformance.scenarios import scenario as s
 from reference.harness import Driver
 
@@ -385,3 +386,68 @@ def _identity_assembly() -> dict[str, object]:
         "tools": [],
         "variables": {},
     }
+
+
+class _ExitingDriver(Driver):
+    def handle(self, message):  # type: ignore[no-untyped-def]
+        if message["type"] == "run":
+            sys.exit(3)
+        return super().handle(message)
+
+
+class _ValueErrorDriver(Driver):
+    def handle(self, message):  # type: ignore[no-untyped-def]
+        if message["type"] == "run":
+            raise ValueError("no such op")
+        return super().handle(message)
+
+
+class TestWhatHappenedIsNamed:
+    """Issue 17 §3 and §5: each failure of an implementation says what it was."""
+
+    def test_an_in_process_sys_exit_is_errored_naming_the_exit(self) -> None:
+        outcome = run(InProcess(_ExitingDriver(), label="exiting", timeout=TIMEOUT))
+        assert outcome.kind == "errored"
+        assert "handle() called sys.exit(3)" in outcome.reason
+
+    def test_an_in_process_exception_is_not_called_a_bad_answer(self) -> None:
+        outcome = run(InProcess(_ValueErrorDriver(), label="raising", timeout=TIMEOUT))
+        assert outcome.kind == "errored"
+        assert outcome.reason == "handle() raised ValueError: no such op"
+
+    def test_a_program_that_is_not_there_is_refused_before_the_run(self) -> None:
+        with pytest.raises(ValueError, match="no program 'no-such-program' on PATH"):
+            load_implementation("no-such-program --flag")
+        with pytest.raises(ValueError, match="no such file"):
+            load_implementation("/nonexistent/harness.js")
+
+    def test_an_exit_while_a_forked_child_holds_stdout_is_noticed(self, closing: Closing) -> None:
+        # The timeout is long: before the fix, the exit was seen only when it expired.
+        impl = Subprocess(["sh", "-c", "read line; sleep 60 & exit 3"], label="forks", timeout=60)
+        closing(impl)
+        with pytest.raises(ProtocolError, match="still holds its output open"):
+            impl.handshake()
+
+    def test_a_non_utf8_answer_is_named_as_such(self, closing: Closing) -> None:
+        script = (
+            'import sys; sys.stdin.readline(); sys.stdout.buffer.write(b\'{"type": "\\xff"}\\n\')'
+        )
+        impl = Subprocess([sys.executable, "-c", script], label="latin", timeout=TIMEOUT)
+        closing(impl)
+        with pytest.raises(ProtocolError, match=r"not UTF-8 .*byte 0xff"):
+            impl.handshake()
+
+    def test_the_stderr_tail_keeps_the_harness_s_last_line(self, closing: Closing) -> None:
+        script = (
+            "import sys\n"
+            "for n in range(60): sys.stderr.write(f'line {n} ' + 'x' * 1500 + '\\n')\n"
+            "sys.stderr.write('FATAL: the crash\\n'); sys.exit(1)\n"
+        )
+        impl = Subprocess([sys.executable, "-c", script], label="noisy", timeout=TIMEOUT)
+        closing(impl)
+        with pytest.raises(TransportFailure) as failure:
+            impl.handshake()
+        shown = format_context(failure.value.context)
+        assert shown.rstrip().endswith("FATAL: the crash")
+        assert sum("x" * 1500 in line for line in shown.splitlines()) == 39
+        assert gist(f"handshake failed\n{shown}")[-1].endswith("FATAL: the crash")

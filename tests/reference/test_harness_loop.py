@@ -76,10 +76,8 @@ def test_a_seed_of_events_is_validated_and_ended() -> None:
 def test_the_reference_logs_break_no_rule_of_the_suite_fold(case: Case) -> None:
     """Every rule of the suite's fold and request check, not only those of the case's own
     contracts, holds for the reference's logs of every loop case."""
-    scenario = case.scenario()
     agents = case.agents()
-    scenario["ops"] += [lp.observe(agent) for agent in agents]
-    answer = Driver().handle({"type": "run", "case": case.id, "scenario": scenario})
+    answer = Driver().handle({"type": "run", "case": case.id, "scenario": case.sent_scenario()})
     assert answer["type"] == "observed", answer
     for final in answer["observations"][-len(agents) :]:
         assert fold_log(final["log"], seeded_length(final["log"])).violations == []
