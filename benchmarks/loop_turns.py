@@ -1,12 +1,17 @@
-"""How do the reference loop and the suite's request check scale with the conversation length?
+"""Does a loop turn cost the same whatever the length of the history? (issue 19, goal 1)
 
 Runs one reference agent (`reference.loop.Agent`, scripted adapter, a runtime context and a tool
-round trip every fifth turn) for n and 4n turns, then checks every request against the log with
-the suite's own `conformance.judge.invariant.check_requests`, and prints the time per turn and per
-request. Each request carries the whole derived history, and both the loop (deriving the
-messages) and the check (re-deriving them at each dispatch point) walk it, so the time per turn
-grows linearly with the conversation: a ratio near 4 between the two runs is the expected
-quadratic total, not a regression. This is a script that prints figures, not a test.
+round trip every fifth turn) and times each of the 25 turns that follow 10, 100 and 1000 turns of
+history, over three agents; the figure is the median turn (the machine is shared: a turn that
+loses the processor to another program is an outlier, not a cost). The anchor of each
+figure is the same at 10 turns: the log keeps its messages frozen and its derived messages
+up to date, so a request copies a list of references and nothing more (goal: within 1.2x).
+
+Then the suite's own request check (`conformance.judge.invariant.check_requests`) runs over the
+log of the first 10 and 100 turns. It compares every request's messages with the log's as JSON
+text, so its time per request grows with the history by nature; its anchor is two ``json.dumps``
+of the last request's messages (the floor for comparing them as text).
+This is a script that prints figures, not a test.
 
     python benchmarks/loop_turns.py
 """
@@ -14,18 +19,24 @@ quadratic total, not a regression. This is a script that prints figures, not a t
 from __future__ import annotations
 
 import asyncio
-import gc
 import itertools
+import json
+import statistics
 import time
 from typing import Any
+
+from figures import best_time, table
 
 from conformance.judge.invariant import check_requests
 from reference import PromptRegistry, Scope, SessionLog
 from reference.loop import Agent, ToolCall, ToolOutcome, user_message
 from reference.model_adapter import ScriptedAdapter, ScriptedReply
 
-BASE_TURNS = 100
-SCALE = 4
+HISTORIES = (10, 100, 1000)
+#: The check is quadratic in total (each request holds the history): two sizes, 10x apart.
+CHECKED = (10, 100)
+WINDOW = 25
+AGENTS = 3
 
 
 def text_reply(text: str) -> ScriptedReply:
@@ -52,7 +63,9 @@ def tool_reply(call_id: str) -> ScriptedReply:
     )
 
 
-async def run(turns: int) -> tuple[float, Agent, list[Any]]:
+async def run(turns: int, timed: dict[int, list[float]]) -> tuple[Agent, list[Any]]:
+    """Drive ``turns`` turns; add the seconds of each turn from ``history`` to ``history + WINDOW``
+    to ``timed[history]``."""
     registry = PromptRegistry()
     registry.add_context("clock", 0, "noon")
     replies: list[ScriptedReply] = []
@@ -83,34 +96,59 @@ async def run(turns: int) -> tuple[float, Agent, list[Any]]:
         tools=tools,
         new_id=lambda: next(ids),
     )
-    start = time.perf_counter()
     for turn in range(turns):
+        start = time.process_time()
         agent.followup(user_message(f"question {turn}", agent.new_id()))
         await agent.when_idle()
-    return time.perf_counter() - start, agent, recorded
-
-
-def measure(turns: int) -> tuple[float, float, int]:
-    gc.collect()
-    loop_seconds, agent, requests = asyncio.run(run(turns))
-    log = agent.log.to_json()
-    start = time.perf_counter()
-    violations = check_requests(log, requests, agent.session_id)
-    check_seconds = time.perf_counter() - start
-    assert not violations, violations[:3]
-    return loop_seconds / turns, check_seconds / len(requests), len(log)
+        seconds = time.process_time() - start
+        for history, times in timed.items():
+            if history <= turn < history + WINDOW:
+                times.append(seconds)
+    return agent, recorded
 
 
 def main() -> None:
-    rows = [(turns, *measure(turns)) for turns in (BASE_TURNS, BASE_TURNS * SCALE)]
-    print(f"{'turns':>6} {'events':>7} {'loop ms/turn':>13} {'check ms/request':>17}")
-    for turns, per_turn, per_request, events in rows:
-        print(f"{turns:>6} {events:>7} {per_turn * 1000:>13.3f} {per_request * 1000:>17.3f}")
-    (_, turn_a, request_a, _), (_, turn_b, request_b, _) = rows
-    print(
-        f"ratio at {SCALE}x turns: loop {turn_b / turn_a:.1f}, check {request_b / request_a:.1f} "
-        f"(linear growth per turn gives about {SCALE})"
+    timed: dict[int, list[float]] = {history: [] for history in HISTORIES}
+    for _ in range(AGENTS):
+        agent, requests = asyncio.run(run(HISTORIES[-1] + WINDOW, timed))
+    turn = {history: statistics.median(times) for history, times in timed.items()}
+    worst = table(
+        "one turn (ms, median) at a history of n turns; anchor: the same at 10",
+        "turns",
+        [(history, turn[history], turn[HISTORIES[0]]) for history in HISTORIES],
+        unit="ms",
     )
+    print(f"goal 1 (within 1.2x at 1000 turns): {'met' if worst <= 1.2 else 'missed'}")
+
+    rows = []
+    log = agent.log.to_json()
+    for history in CHECKED:
+        requests_so_far = [r for r in requests if r["dispatchSeq"] <= _end_of_turn(log, history)]
+        log_so_far = log[: _end_of_turn(log, history) + 1]
+        start = time.process_time()
+        violations = check_requests(log_so_far, requests_so_far, agent.session_id)
+        per_request = (time.process_time() - start) / len(requests_so_far)
+        assert not violations, violations[:3]
+        messages = requests_so_far[-1]["request"]["messages"]
+        rows.append((history, per_request, best_time(lambda m=messages: _two_dumps(m))))
+    print()
+    table(
+        "the suite's request check (ms per request) over a log of n turns; anchor: two "
+        "json.dumps of the last request's messages",
+        "turns",
+        rows,
+        unit="ms",
+    )
+
+
+def _end_of_turn(log: list[Any], turns: int) -> int:
+    """The seq of the `turn/end` that closes turn number ``turns`` (1-based)."""
+    ends = [event["seq"] for event in log if event["type"] == "turn/end"]
+    return int(ends[turns - 1])
+
+
+def _two_dumps(messages: Any) -> bool:
+    return json.dumps(messages) == json.dumps(messages)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ compared field by field, never as JSON text.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict
 
@@ -66,15 +68,20 @@ def canonical_header(header: Mapping[str, Any]) -> RequestHeader:
 
     "an empty system and an empty tool list become absent fields; `adapterDefaults` is kept only
     if one of its two markers is true". ``config`` is copied unchanged (no field is added, dropped
-    or reordered). The result shares nothing with ``header``.
+    or reordered). The result shares nothing mutable with ``header`` (`jsonvalue.snapshot`).
     """
-    canonical: dict[str, Any] = {"config": snapshot(header["config"])}
+    return snapshot(_canonical_fields(header))  # type: ignore[no-any-return]
+
+
+def _canonical_fields(header: Mapping[str, Any]) -> RequestHeader:
+    """The canonical form of ``header`` built of ``header``'s own values: read it, never keep it."""
+    canonical: dict[str, Any] = {"config": header["config"]}
     if any(_marked(header, marker) for marker in MARKERS):
-        canonical["adapterDefaults"] = snapshot(header["adapterDefaults"])
+        canonical["adapterDefaults"] = header["adapterDefaults"]
     if header.get("system"):
         canonical["system"] = header["system"]
     if header.get("tools"):
-        canonical["tools"] = snapshot(header["tools"])
+        canonical["tools"] = header["tools"]
     return canonical  # type: ignore[return-value]
 
 
@@ -82,9 +89,9 @@ def header_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     """The fields in which two headers differ under PROMPT-HEADER-CANONICAL (``[]``: equal).
 
     Fields are named ``config.<field>``, ``adapterDefaults.<marker>``, ``system`` and ``tools``.
-    Both headers are canonicalized first.
+    Both headers are canonicalized first (read in place: nothing is copied).
     """
-    a, b = canonical_header(a), canonical_header(b)
+    a, b = _canonical_fields(a), _canonical_fields(b)
     config_a, config_b = a["config"], b["config"]
     differences = [
         f"config.{field}"
@@ -101,8 +108,7 @@ def header_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     if a.get("system") != b.get("system"):
         differences.append("system")
     # "tool lists of equal length with each pair serializing to the same JSON (key order included)"
-    tools_a, tools_b = a.get("tools", []), b.get("tools", [])
-    if len(tools_a) != len(tools_b) or not all(map(same_json_text, tools_a, tools_b)):
+    if not _same_tools(a.get("tools", []), b.get("tools", [])):
         differences.append("tools")
     return differences
 
@@ -175,6 +181,21 @@ def header_problem(header: Json) -> str | None:
     ):
         return "tools, when present, must be a list of tool schema objects"
     return None
+
+
+def _same_tools(tools_a: list[Json], tools_b: list[Json]) -> bool:
+    """ "tool lists of equal length with each pair serializing to the same JSON".
+
+    Equal texts from ``json.dumps`` settle it at the speed of the C encoder: JavaScript writes both
+    sides' keys and numbers alike. Texts that differ (or values it cannot write) get the walk that
+    follows JavaScript's key order and numbers (``1`` and ``1.0`` are one number there).
+    """
+    if len(tools_a) != len(tools_b):
+        return False
+    with contextlib.suppress(TypeError, ValueError):
+        if json.dumps(tools_a) == json.dumps(tools_b):
+            return True
+    return all(map(same_json_text, tools_a, tools_b))
 
 
 def _same_field(a: Mapping[str, Any], b: Mapping[str, Any], field: str) -> bool:

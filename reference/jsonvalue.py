@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 #: A JSON value. ``Any`` rather than a recursive alias: the log carries whatever callers wrote.
 Json: TypeAlias = Any
+
+_Value = TypeVar("_Value")
 
 #: JavaScript's array-index keys: canonical decimal integers below 2**32 - 1.
 _MAX_INDEX_KEY: Final = 2**32 - 2
@@ -45,7 +47,7 @@ def _problem(value: object, path: str, open_containers: set[int]) -> str | None:
         if value == 0 and math.copysign(1.0, value) < 0:
             return f"{path} is -0, which JSON turns into 0"
         return None
-    if not isinstance(value, (list, dict)) or type(value) not in (list, dict):
+    if not isinstance(value, (list, dict)) or type(value) not in _PLAIN_CONTAINERS:
         return f"{path} is a {type(value).__name__}, not a plain JSON value"
     if id(value) in open_containers:
         return f"{path} refers back to a container it is inside (a cycle)"
@@ -71,8 +73,74 @@ _NO_KEY: Final = object()
 
 
 def snapshot(value: Json) -> Json:
-    """A private deep copy of a lossless JSON value (the log never aliases a caller's objects)."""
+    """A private deep copy of a lossless JSON value (the log never aliases a caller's objects).
+
+    Frozen parts (`frozen`) are shared, not copied: nobody can change them, as with a ``str``.
+    """
     return copy.deepcopy(value)
+
+
+class FrozenObject(dict[str, Any]):
+    """A JSON object nobody can change: every mutating method raises ``TypeError``.
+
+    Still a ``dict`` for every reader (``json.dumps``, ``==``, ``isinstance``). Copying it returns
+    it, so a value made of frozen parts is copied in the time it takes to copy its mutable rest.
+    """
+
+    def _read_only(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("a frozen JSON object is read-only: change a copy made with thawed()")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+    def __copy__(self) -> FrozenObject:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenObject:
+        return self
+
+
+class FrozenArray(list[Any]):
+    """A JSON array nobody can change; see `FrozenObject`."""
+
+    _read_only = FrozenObject._read_only
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+    append = extend = insert = remove = _read_only
+    pop = clear = sort = reverse = _read_only
+
+    def __copy__(self) -> FrozenArray:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenArray:
+        return self
+
+
+#: Plain JSON containers: the built-in ones and their read-only forms (`frozen`).
+_PLAIN_CONTAINERS: Final = (list, dict, FrozenArray, FrozenObject)
+
+
+def frozen(value: _Value) -> _Value:
+    """A read-only deep copy of a lossless JSON value; frozen parts are reused as they are.
+
+    ROOT-MODEL's log keeps "immutable message objects": a value frozen once when it is appended
+    can be handed to every request afterwards without another copy.
+    """
+    if isinstance(value, (FrozenObject, FrozenArray)):
+        return value
+    if isinstance(value, dict):
+        return FrozenObject({key: frozen(item) for key, item in value.items()})  # type: ignore[return-value]
+    if isinstance(value, list):
+        return FrozenArray([frozen(item) for item in value])  # type: ignore[return-value]
+    return value
+
+
+def thawed(value: Json) -> Json:
+    """A plain, mutable deep copy of a JSON value, frozen parts included."""
+    if isinstance(value, dict):
+        return {key: thawed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [thawed(item) for item in value]
+    return value
 
 
 def strict_equal(a: Json, b: Json) -> bool:

@@ -38,7 +38,7 @@ from .blocks import FAILED_KINDS, BlockAssembler
 from .errors import ContractError
 from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
 from .inbox import Inbox, Target
-from .jsonvalue import Json, snapshot
+from .jsonvalue import Json, frozen, snapshot
 from .model_adapter import ABORTED, AdapterFailure, ModelAdapter, Request, failure_json
 from .registry import AssembleContext, PromptRegistry, Scope
 from .render import render_context_sections, render_prompt
@@ -547,12 +547,14 @@ class Agent:
         self.log_header(header)
         self._log_context(header["config"])
         _check(signal)
-        request: Request = {**snapshot(header["config"]), "messages": messages}
+        request: Request = {**header["config"], "messages": messages}
         for field in ("system", "tools"):
             if field in header:
-                request[field] = snapshot(header[field])
+                request[field] = header[field]
         request["sessionId"] = self.session_id
-        return request
+        # Read-only, like the log's messages it holds: an adapter can change neither the log nor
+        # the header through it, and copying it (a recording adapter) costs nothing.
+        return frozen(request)
 
     def _seed(self) -> dict[str, Any]:
         """The call config an attempt starts from.

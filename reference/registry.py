@@ -80,7 +80,7 @@ AssembleListener = Callable[[Assembly, AssembleContext, Next], MaybeAwaitable[As
 RegistrationKind = Literal["section", "context", "variable", "tool-provider", "suppressor"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     """One ``system-prompt/change`` notification: a registration or a release."""
 
@@ -91,18 +91,28 @@ class Change:
 
 
 class Registration:
-    """The release handle of one registration. Releasing twice is a no-op (and notifies once)."""
+    """The release handle of one registration. Releasing twice is a no-op (and notifies once).
 
-    def __init__(self, undo: Callable[[], None]) -> None:
+    ``owner`` is the set of handles a scope holds (for `PromptRegistry.dispose_scope`): releasing
+    leaves it. The handle refers to its undo and its owner, and neither refers back to the handle
+    except the owner while it is registered, so a released or dropped handle is no reference cycle.
+    """
+
+    def __init__(
+        self, undo: Callable[[], None], owner: dict[Registration, None] | None = None
+    ) -> None:
         self._undo: Callable[[], None] | None = undo
+        self._owner = owner
 
     def release(self) -> None:
         undo, self._undo = self._undo, None
         if undo is not None:
+            if self._owner is not None:
+                self._owner.pop(self, None)
             undo()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Section:
     name: str
     order: float
@@ -110,7 +120,7 @@ class _Section:
     complete: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Variable:
     name: str
     provider: VariableProvider
@@ -151,7 +161,7 @@ class PromptRegistry:
         self._layers: dict[Scope | None, _Layer] = {}
         self._listeners: list[_Listener] = []
         self._observers: list[Callable[[Change], None]] = []
-        self._owned: dict[Scope, list[Registration]] = {}
+        self._owned: dict[Scope, dict[Registration, None]] = {}
         # "Identity and persona are ordinary sections (a scoped section of the same name shadows
         # them), not string concatenation." Registered before anyone can observe changes.
         if self.config.include_harness_identity:
@@ -231,11 +241,14 @@ class PromptRegistry:
         Each release is an ordinary release: one ``system-prompt/change`` per registration,
         none for listeners. The scope stays usable; only what it held is gone.
         """
-        for registration in self._owned.pop(scope, []):
+        for registration in list(self._owned.pop(scope, {})):
             registration.release()
 
     def _layer(self, scope: Scope | None) -> _Layer:
-        return self._layers.setdefault(scope, _Layer())
+        layer = self._layers.get(scope)
+        if layer is None:
+            layer = self._layers[scope] = _Layer()
+        return layer
 
     def _add_named(
         self,
@@ -308,16 +321,11 @@ class PromptRegistry:
 
     def _handle(self, scope: Scope | None, undo: Callable[[], None]) -> Registration:
         """A release handle, remembered under its scope for `dispose_scope` until released."""
-
-        def release() -> None:
-            owned = self._owned.get(scope, []) if scope is not None else []
-            if registration in owned:
-                owned.remove(registration)
-            undo()
-
-        registration = Registration(release)
-        if scope is not None:
-            self._owned.setdefault(scope, []).append(registration)
+        if scope is None:
+            return Registration(undo)
+        owned = self._owned.setdefault(scope, {})
+        registration = Registration(undo, owned)
+        owned[registration] = None
         return registration
 
     # -- assembly ---------------------------------------------------------------------------

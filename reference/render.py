@@ -10,10 +10,11 @@ The whole grammar, from CONTRACTS.md:
     - otherwise, if a `}}` occurs anywhere later in the text, fail `render-malformed-reference`;
       if not, the `{{` is literal text and scanning continues after it.
 
-"A conforming renderer MUST be linear in the text length." `interpolate` reads every character a
-bounded number of times: the inside of a candidate group is brace-free, so it is never read again
-after the group is accepted or rejected, and whether a `}}` occurs later is one comparison against
-the position of the *last* `}}`, found once per text.
+"A conforming renderer MUST be linear in the text length." `interpolate` is one regular
+expression pass: `_OPENING` matches each `{{` the scan stops at, with the group when one follows
+(its name split by the grammar). Its group part is brace-free, so no character is read twice, and
+whether a `}}` occurs later is one comparison against the position of the *last* `}}`, found once
+per text.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ RUNTIME_CONTEXT_PREAMBLE: Final = (
 )
 
 
-_BRACE: Final = re.compile(r"[{}]")
+#: A `{{`, and the rest of its group when "the text there matches `{{` + (no `{` or `}`
+#: characters) + `}}`": group ``name`` when the inner text matches the name grammar, ``other``
+#: when it does not. Matches never overlap, so the scan resumes after each group, as specified.
+_OPENING: Final = re.compile(
+    r"\{\{(?:(?P<name>" + VARIABLE_NAME.pattern + r")\}\}|(?P<other>[^{}]*)\}\})?"
+)
 
 
 def is_variable_name(name: str) -> bool:
@@ -50,55 +56,45 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
     Raises `ContractError` for the first failing reference, left to right, with no partial
     output. For one reference the checks run malformed -> name grammar -> registered -> value.
     """
-    out: list[str] = []
     last_close = text.rfind("}}")
-    literal_from = 0
-    i = text.find("{{")
-    while i != -1:
-        inner_start = i + 2
-        brace = _BRACE.search(text, inner_start)
-        j = brace.start() if brace else len(text)
-        if text.startswith("}}", j):
-            name = text[inner_start:j]
-            out.append(text[literal_from:i])
-            out.append(_value_of(name, variables, where=where))
-            literal_from = j + 2
-            i = text.find("{{", literal_from)
-            continue
-        if last_close >= inner_start:
+
+    def replace(opening: re.Match[str]) -> str:
+        name = opening.group("name")
+        if name is not None:
+            # `in` on a plain mapping of registered names only: `constructor` or `__class__`
+            # are unknown unless registered.
+            if name not in variables:
+                raise ContractError(
+                    "render-unknown-variable",
+                    f"{where}: {{{{{name}}}}} is not a registered variable",
+                    where=where,
+                )
+            value = variables[name]
+            if value is None:
+                raise ContractError(
+                    "render-undefined-variable",
+                    f"{where}: variable {name!r} has no value",
+                    where=where,
+                )
+            return value
+        other = opening.group("other")
+        if other is not None:
             raise ContractError(
                 "render-malformed-reference",
-                f"{where}: '{{{{' at offset {i} does not open a '{{{{name}}}}' reference, "
-                f"but a '}}}}' follows at offset {last_close}",
+                f"{where}: {{{{{other}}}}} is not a reference; names match [a-z][a-z0-9_]*",
                 where=where,
             )
-        # No `}}` anywhere later: this `{{` and everything after it is literal text.
-        break
-    out.append(text[literal_from:])
-    return "".join(out)
+        if last_close >= opening.end():
+            raise ContractError(
+                "render-malformed-reference",
+                f"{where}: '{{{{' at offset {opening.start()} does not open a '{{{{name}}}}' "
+                f"reference, but a '}}}}' follows at offset {last_close}",
+                where=where,
+            )
+        # No `}}` anywhere later: this `{{` is literal, and so is every later one.
+        return "{{"
 
-
-def _value_of(name: str, variables: Mapping[str, str | None], *, where: str) -> str:
-    if not is_variable_name(name):
-        raise ContractError(
-            "render-malformed-reference",
-            f"{where}: {{{{{name}}}}} is not a reference; names match [a-z][a-z0-9_]*",
-            where=where,
-        )
-    # An own key of the variable table, never an inherited name: `in` on a plain mapping of
-    # registered names only, so `constructor` or `__class__` are unknown unless registered.
-    if name not in variables:
-        raise ContractError(
-            "render-unknown-variable",
-            f"{where}: {{{{{name}}}}} is not a registered variable",
-            where=where,
-        )
-    value = variables[name]
-    if value is None:
-        raise ContractError(
-            "render-undefined-variable", f"{where}: variable {name!r} has no value", where=where
-        )
-    return value
+    return _OPENING.sub(replace, text)
 
 
 def render_texts(

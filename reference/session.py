@@ -28,7 +28,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from .errors import ContractError
 from .header import HEADER_REASONS, RequestHeader, canonical_header, header_problem
-from .jsonvalue import Json, lossless_problem, snapshot, strict_equal
+from .jsonvalue import FrozenArray, Json, frozen, lossless_problem, strict_equal, thawed
 
 #: "`user/message`, `assistant/message` or `tool/result`": the only types on the surface.
 SURFACE_ELIGIBLE: Final = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -56,7 +56,7 @@ SurfaceOp: TypeAlias = Literal["append"] | SurfaceReplace
 
 @dataclass(frozen=True)
 class SessionEvent:
-    """One logged event. ``data`` is the log's own copy: read it, never mutate it."""
+    """One logged event. ``data`` is the log's own copy, frozen (`jsonvalue.frozen`): read-only."""
 
     type: str
     seq: int
@@ -73,7 +73,7 @@ class SessionEvent:
             "type": self.type,
             "seq": self.seq,
             "time": self.time,
-            "data": snapshot(self.data),
+            "data": thawed(self.data),
         }
         if self.source_event_seqs is not None:
             envelope["sourceEventSeqs"] = list(self.source_event_seqs)
@@ -89,7 +89,7 @@ class SessionEvent:
         """The model message this event contributes when it is on the surface, or ``None``.
 
         "`user/message` → its data, `assistant/message` → `data.message` unless its content is
-        empty, `tool/result` → `data.message`". The logged object itself, never rebuilt.
+        empty, `tool/result` → `data.message`". The logged (frozen) object itself, never rebuilt.
         """
         if self.type == "user/message":
             return self.data
@@ -116,6 +116,11 @@ class SessionLog:
     def __init__(self) -> None:
         self._events: list[SessionEvent] = []
         self._surface: list[int] = []
+        #: The derived message of each surface node (``None`` for one that contributes none),
+        #: kept in step with ``_surface``; ``_messages`` holds the same without the ``None``s, so
+        #: a request costs a copy of a list of references, whatever the history.
+        self._surface_messages: list[Json | None] = []
+        self._messages: list[Json] = []
         self._replacements: list[Replacement] = []
         self._header: RequestHeader | None = None
         self._context: Json | None = None
@@ -173,18 +178,18 @@ class SessionLog:
     def messages(self) -> list[Json]:
         """The derived model messages: the surface's events mapped to their messages.
 
-        Copies of the logged message objects (key order kept), so a caller cannot edit the log.
+        A frozen list of the logged message objects themselves (key order kept): they are frozen
+        when appended, so nobody can edit the log through them and no request copies them again.
         """
-        derived = (self._events[seq].derived_message() for seq in self._surface)
-        return [snapshot(message) for message in derived if message is not None]
+        return FrozenArray(self._messages)
 
     def request_header(self) -> RequestHeader | None:
         """The header in force: the last `request/header` snapshot, canonicalized (a copy)."""
         return None if self._header is None else canonical_header(self._header)
 
     def request_context(self) -> Json | None:
-        """The data of the last `request/context` event (a copy), or ``None``."""
-        return snapshot(self._context)
+        """The data of the last `request/context` event (frozen: read-only), or ``None``."""
+        return self._context
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -272,16 +277,23 @@ class SessionLog:
         op, seqs = _check_surface_metadata(type, surface_op, source_event_seqs, seq, where)
         replacement = self._check_replacement(type, data, op, seqs, seq, where)
         # Everything is validated: from here on nothing can fail.
-        event = SessionEvent(type, seq, time, snapshot(data), op, seqs, ignorable)
+        event = SessionEvent(type, seq, time, frozen(data), op, seqs, ignorable)
         self._events.append(event)
         if op == "append":
             # "`append` adds the event at the end".
             self._surface.append(seq)
+            message = event.derived_message()
+            self._surface_messages.append(message)
+            if message is not None:
+                self._messages.append(message)
         elif replacement is not None:
             # "a replace removes the nodes from `start` to `end` inclusive and puts the new event
             # in their place".
             first = self._surface.index(replacement.start)
-            self._surface[first : first + len(replacement.shadowed)] = [seq]
+            shadowed = slice(first, first + len(replacement.shadowed))
+            self._surface[shadowed] = [seq]
+            self._surface_messages[shadowed] = [event.derived_message()]
+            self._messages = [message for message in self._surface_messages if message is not None]
             self._replacements.append(replacement)
         if type == "request/header":
             self._header = canonical_header(event.data["header"])
@@ -548,10 +560,10 @@ def _position(surface: list[int], seq: int) -> int | None:
 
 
 def _without_result_content(data: Json) -> Json:
-    """A copy of tool/result data with the tool-result block's own ``content`` removed."""
-    copy = snapshot(data)
-    copy["message"]["content"][0].pop("content", None)
-    return copy
+    """tool/result data with the tool-result block's own ``content`` left out (a new value)."""
+    message = data["message"]
+    block = {key: value for key, value in message["content"][0].items() if key != "content"}
+    return {**data, "message": {**message, "content": [block]}}
 
 
 def _invalid(where: str, message: str) -> ContractError:

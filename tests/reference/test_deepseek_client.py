@@ -350,7 +350,8 @@ def test_the_defaults_are_configurable() -> None:
 def test_the_invariant_check_sees_a_request_that_differs_from_the_log() -> None:
     """The check above can fail: a request whose messages were changed after dispatch."""
     agent, adapter, _ = run(converse(lambda body: [body]))
-    adapter.requests[1]["request"]["messages"].pop()
+    request = adapter.requests[1]["request"]  # frozen, like every loop-built request
+    adapter.requests[1]["request"] = {**request, "messages": request["messages"][:-1]}
     (violation,) = check_requests(agent.log.to_json(), adapter.requests, "s1")
     assert (violation.index, violation.field) == (1, "messages")
 
