@@ -13,8 +13,9 @@ repeated object key is reported (the log's "object keys are unique"). Seqs are j
 would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
 their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
 
-JSON lines are read one line at a time, so memory does not grow with the file's size beyond what
-the fold keeps (`conformance.judge.logfold`); a JSON array is read whole. A line that cannot be
+JSON lines are read one line at a time, and the fold keeps only the events it may read again (the
+visible messages: `LogFold.keep_events`), so memory grows with the surface, not with the whole
+file; a JSON array is read whole. A line that cannot be
 read (not JSON, longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads:
 `conformance.judge.nesting`) is an error on standard error naming its line; it takes its seq, so
 the events after it are still checked.
@@ -100,7 +101,7 @@ def check_file(path: str, out: TextIO, err: TextIO) -> int:
 
 
 def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> int:
-    fold = LogFold()
+    fold = LogFold(keep_events=False)
     count = problems = unreadable = 0
     behind = False  # inside a stretch of seqs going back, skipped after its first event
     for entry in entries:
@@ -229,7 +230,6 @@ def _array_entries(label: str, text: str) -> Iterator[Entry]:
     if problem is not None:
         raise LogFileError(f"{label}:1: the JSON array is {problem} (the array counts as one)")
     position = text.index("[") + 1
-    decoder = _decoder([])
     first = True
     while True:
         position = _skip_space(text, position)
@@ -248,9 +248,8 @@ def _array_entries(label: str, text: str) -> Iterator[Entry]:
             position = _skip_space(text, position + 1)
         first = False
         duplicates: list[str] = []
-        decoder = _decoder(duplicates)
         try:
-            value, end = decoder.raw_decode(text, position)
+            value, end = _decoder(duplicates, "-0" in text).raw_decode(text, position)
         except json.JSONDecodeError as error:
             raise LogFileError(
                 f"{label}:{error.lineno}: not JSON: {error.msg} (column {error.colno})"
@@ -269,7 +268,7 @@ def _parse(text: str, line: int) -> Entry:
         return Entry(line, unreadable=f"not read: {problem}")
     duplicates: list[str] = []
     try:
-        value = _decoder(duplicates).decode(text)
+        value = _decoder(duplicates, "-0" in text).decode(text)
     except json.JSONDecodeError as error:
         return Entry(line, unreadable=f"not JSON: {error.msg} (column {error.colno})")
     except ValueError as error:  # an integer too long to convert
@@ -277,21 +276,29 @@ def _parse(text: str, line: int) -> Entry:
     return Entry(line, value, duplicate_keys=duplicates)
 
 
-def _decoder(duplicates: list[str]) -> json.JSONDecoder:
-    """A decoder that keeps ``-0`` (JSON text) as -0.0, so the fold sees it, and records
-    repeated keys instead of silently keeping the last one."""
+def _decoder(duplicates: list[str], negative_zero: bool) -> json.JSONDecoder:
+    """A decoder that records repeated keys in ``duplicates`` instead of silently keeping the
+    last one, and (if the text may hold one: ``negative_zero``) keeps ``-0`` as -0.0 so that the
+    fold sees it. Both hooks cost little: a dict is built in C, integers parsed in Python only
+    when the text has a ``-0`` somewhere."""
 
     def pairs(items: list[tuple[str, Json]]) -> dict[str, Json]:
-        result: dict[str, Json] = {}
-        for key, value in items:
-            if key in result:
-                duplicates.append(key)
-            result[key] = value
+        result = dict(items)
+        if len(result) != len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
         return result
 
-    return json.JSONDecoder(
-        object_pairs_hook=pairs, parse_int=lambda digits: -0.0 if digits == "-0" else int(digits)
-    )
+    if negative_zero:
+        return json.JSONDecoder(object_pairs_hook=pairs, parse_int=_int_keeping_negative_zero)
+    return json.JSONDecoder(object_pairs_hook=pairs)
+
+
+def _int_keeping_negative_zero(digits: str) -> int | float:
+    return -0.0 if digits == "-0" else int(digits)
 
 
 def _refuse_one_spread_object(label: str, text: str) -> None:
