@@ -96,7 +96,9 @@ def parse_handshake(message: Json) -> Handshake:
     )
 
 
-def parse_outcome(message: Json, case_id: str) -> Outcome:
+def parse_outcome(message: Json, case_id: str, ops: int) -> Outcome:
+    """The outcome of a ``run`` of ``ops`` ops; checked before the full schema, and cheaply, so
+    that an answer with another number of observations is refused by that fact alone."""
     if not isinstance(message, dict):
         raise ProtocolError(f"expected a JSON object in answer to 'run', got {message!r}")
     kind = message.get("type")
@@ -108,6 +110,11 @@ def parse_outcome(message: Json, case_id: str) -> Outcome:
         observations = message.get("observations")
         if not isinstance(observations, list):
             raise ProtocolError("'observed.observations' must be a list")
+        if len(observations) != ops:
+            raise ProtocolError(
+                f"answered {len(observations)} observations to a scenario of {ops} ops "
+                "(one observation per op)"
+            )
         return Outcome("observed", observations=observations)
     if kind == "skipped":
         reason = message.get("reason")

@@ -28,6 +28,7 @@ from types import FrameType
 from typing import Any, Final
 
 from ..judge.jsontext import dumps
+from ..judge.nesting import MAX_NESTING, nesting_problem
 from .process import MAX_LINE_BYTES, SHOWN_CHARS, Child, Overlong, show
 from .protocol import (
     DEFAULT_TIMEOUT,
@@ -144,13 +145,21 @@ class InProcess(Implementation):
         self._closed = False
 
     def _call(self, message: Json) -> Json:
-        """The driver's answer; raises `TimeoutError`, or whatever ``handle`` raised."""
+        """The driver's answer; raises `TimeoutError`, `ProtocolError` (an answer nested deeper
+        than the suite reads, `conformance.judge.nesting`), or whatever ``handle`` raised."""
         request = json.loads(json.dumps(message))
         if _alarm_is_free():
             answer = self._call_with_alarm(request)
         else:
             answer = self._call_in_thread(request)
-        return json.loads(json.dumps(answer, allow_nan=False))
+        try:
+            text = json.dumps(answer, allow_nan=False)
+        except RecursionError:
+            raise ProtocolError(f"the answer is nested deeper than {MAX_NESTING} levels") from None
+        problem = nesting_problem(text)
+        if problem is not None:
+            raise ProtocolError(f"the answer is {problem}")
+        return json.loads(text)
 
     def _call_with_alarm(self, request: Json) -> Json:
         def interrupt(signum: int, frame: FrameType | None) -> None:
@@ -211,7 +220,7 @@ class InProcess(Implementation):
     def run(self, case_id: str, scenario: Json) -> Outcome:
         try:
             response = self._call(run_message(case_id, scenario))
-            outcome = parse_outcome(response, case_id)
+            outcome = parse_outcome(response, case_id, len(scenario["ops"]))
             check_answer(response, "run")
             return outcome
         except TimeoutError:
@@ -284,7 +293,7 @@ class Subprocess(Implementation):
                 self._restart()
                 answer = self._request(run_message(case_id, scenario), "run")
             self._last_case = (self.owner, case_id)
-            outcome = parse_outcome(answer, case_id)
+            outcome = parse_outcome(answer, case_id, len(scenario["ops"]))
             check_answer(answer, "run")
             assert self._child is not None
             extra = self._child.leftovers()
@@ -372,9 +381,12 @@ class Subprocess(Implementation):
                 f"{line[error.start]:#04x} at offset {error.start}); protocol messages are UTF-8",
                 stdout=show(line),
             ) from None
+        problem = nesting_problem(text)
+        if problem is not None:
+            raise TransportFailure(f"answered '{what}' with a line {problem}", stdout=show(line))
         try:
             return json.loads(text)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or an integer too long for Python
             raise TransportFailure(
                 f"printed a line that is not a protocol message in answer to '{what}'",
                 stdout=show(line),

@@ -4,17 +4,27 @@ The schema is the one source of the protocol's rules (PROTOCOL.md in machine-rea
 answer with an extra field, an ``errored`` without a ``case``, or an observation of the wrong type
 is a protocol violation of that case, reported with the JSON pointer of what is wrong. The suite's
 own tests check the same schema against every message the suite sends.
+
+Checking costs little whatever a harness sends (issue 22: an 8 MiB answer must not stall the run).
+Whether an answer fits is decided by a compiled validator (``jsonschema-rs``: on this project's
+2-core machine about 200 times faster than ``jsonschema``'s, ``benchmarks/answer_bounds.py``).
+Only an answer that does not fit is looked at again, by ``jsonschema``'s ``best_match`` (which
+names the branch of a ``oneOf`` that came closest), and only the part that broke the schema: the
+first offending observation, or the answer without its observations, when that part is small;
+a larger one keeps the compiled validator's own message.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any, Final
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import best_match
 
 from ..judge.jsontext import dumps
 from .protocol import ProtocolError
@@ -24,6 +34,9 @@ Json = Any
 #: The answers each request may get, by the schema's ``$defs`` name of the answer.
 ANSWERS: Final = {"start": ("started",), "run": ("observed", "skipped", "errored")}
 _SHOWN: Final = 300
+#: The largest part of an answer (as JSON text) diagnosed with ``best_match``: ``jsonschema`` takes
+#: about 3 µs a byte, so this bounds a diagnosis to a fraction of a second.
+_DIAGNOSED_CHARS: Final = 64 * 1024
 
 
 @functools.cache
@@ -33,10 +46,20 @@ def schema() -> Json:
     return json.loads(text)
 
 
+def _rooted(definition: str) -> Json:
+    """The schema with ``definition`` (a ``$defs`` name) as what it validates."""
+    root = {key: value for key, value in schema().items() if key != "oneOf"}
+    return {**root, "$ref": f"#/$defs/{definition}"}
+
+
+@functools.cache
+def _compiled(definition: str) -> jsonschema_rs.Draft202012Validator:
+    return jsonschema_rs.Draft202012Validator(_rooted(definition))
+
+
 @functools.cache
 def _validator(definition: str) -> Draft202012Validator:
-    root = {key: value for key, value in schema().items() if key != "oneOf"}
-    return Draft202012Validator({**root, "$ref": f"#/$defs/{definition}"})
+    return Draft202012Validator(_rooted(definition))
 
 
 def check_answer(message: Json, request: str) -> None:
@@ -48,20 +71,43 @@ def check_answer(message: Json, request: str) -> None:
             f"expected {' or '.join(repr(a) for a in allowed)} in answer to '{request}', "
             f"got {cut(dumps(message))}"
         )
-    error = best_match(_validator(kind).iter_errors(message))
-    if error is not None:
-        raise ProtocolError(
-            f"the {kind!r} answer does not fit protocol.schema.json at {pointer(error)}: "
-            f"{cut(error.message)}"
-        )
+    if _compiled(kind).is_valid(message):
+        return
+    where, what = _diagnosis(message, kind)
+    raise ProtocolError(
+        f"the {kind!r} answer does not fit protocol.schema.json at {where}: {cut(what)}"
+    )
 
 
-def pointer(error: ValidationError) -> str:
-    """The JSON pointer (RFC 6901) of the offending value, or "the top level"."""
-    if not error.absolute_path:
-        return "the top level"
-    parts = (str(part).replace("~", "~0").replace("/", "~1") for part in error.absolute_path)
-    return "/" + "/".join(parts)
+def _diagnosis(message: dict[str, Json], kind: str) -> tuple[str, str]:
+    """Where ``message`` breaks the schema and why, as a JSON pointer and a sentence."""
+    first = next(iter(_compiled(kind).iter_errors(message)))
+    path: list[str | int] = list(first.instance_path)
+    observations = message.get("observations")
+    if path[:1] == ["observations"] and len(path) > 1 and isinstance(observations, list):
+        prefix, part, definition = path[:2], observations[int(path[1])], "observation"
+    elif isinstance(observations, list):
+        prefix, part, definition = [], {**message, "observations": []}, kind
+    else:
+        prefix, part, definition = [], message, kind
+    try:
+        small = len(dumps(part)) <= _DIAGNOSED_CHARS
+        error = best_match(_validator(definition).iter_errors(part)) if small else None
+    except RecursionError:  # deeper than the transport lets through; kept as a safeguard
+        error = None
+    if error is None:
+        # Its message starts with the offending value, which may be large: keep both ends.
+        text, keep = first.message, _SHOWN // 3
+        if len(text) > 2 * keep:
+            text = f"{text[:keep]}… [{len(text) - 2 * keep} characters cut] …{text[-keep:]}"
+        return pointer(path), text
+    return pointer([*prefix, *error.absolute_path]), error.message
+
+
+def pointer(path: Iterable[str | int]) -> str:
+    """The JSON pointer (RFC 6901) of ``path``, or "the top level" for the empty path."""
+    parts = [str(part).replace("~", "~0").replace("/", "~1") for part in path]
+    return "/" + "/".join(parts) if parts else "the top level"
 
 
 def cut(text: str, limit: int = _SHOWN) -> str:

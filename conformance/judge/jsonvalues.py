@@ -49,32 +49,39 @@ def js_key_order(obj: dict[str, Any]) -> list[str]:
 
 def lossless_problem(value: Json, path: str = "$") -> str | None:
     """Why ``value`` is not lossless JSON (a JSON path and the reason), or ``None``."""
-    return _problem(value, path, set())
+    found = _problem(value, set())
+    return None if found is None else f"{path}{found[0]} {found[1]}"
 
 
-def _problem(value: Json, path: str, inside: set[int]) -> str | None:
-    if value is None or isinstance(value, (bool, str, int)):
+#: Values that are lossless JSON by their type alone (``bool`` is an ``int``).
+_PLAIN: Final = (str, int, bool, type(None))
+
+
+def _problem(value: Json, inside: set[int]) -> tuple[str, str] | None:
+    """The relative path of the first value that is not lossless JSON, and why; the path is
+    built only for that one (the log fold calls this on every event's data)."""
+    if isinstance(value, _PLAIN):
         return None
     if isinstance(value, float):
         if not math.isfinite(value):
-            return f"{path} is {value!r}"
+            return "", f"is {value!r}"
         if value == 0 and math.copysign(1.0, value) < 0:
-            return f"{path} is -0"
+            return "", "is -0"
         return None
     if type(value) not in (list, dict):
-        return f"{path} is a {type(value).__name__}"
+        return "", f"is a {type(value).__name__}"
     if id(value) in inside:
-        return f"{path} is a cycle"
+        return "", "is a cycle"
     inside.add(id(value))
-    if isinstance(value, list):
-        children = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
-    else:
-        children = [(f"{path}.{key}", item) for key, item in value.items()]
+    items = enumerate(value) if isinstance(value, list) else value.items()
     try:
-        for child_path, item in children:
-            problem = _problem(item, child_path, inside)
-            if problem is not None:
-                return problem
+        for key, item in items:
+            if type(item) in _PLAIN:
+                continue
+            found = _problem(item, inside)
+            if found is not None:
+                step = f"[{key}]" if isinstance(value, list) else f".{key}"
+                return step + found[0], found[1]
     finally:
         inside.discard(id(value))
     return None

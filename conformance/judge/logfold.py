@@ -137,6 +137,10 @@ class LogFold:
     _instance_has_header: bool = False
     _open_steps: set[tuple[Json, Json]] = field(default_factory=set)
     _retained: Retained | str = NEVER_SEEN
+    #: When false, an event the fold will never read again (any but an admitted surface event:
+    #: only those are shown, replaced, or looked for at a loop instance's start) is replaced by
+    #: ``None`` in `events` once folded: a long log (``check-log``) holds only its messages.
+    keep_events: bool = True
 
     def add(self, event: Json) -> list[Violation]:
         """Fold one more event; return (and keep) the violations it brings."""
@@ -171,6 +175,8 @@ class LogFold:
             self._follow_projection(event, seq)
             if event["type"] == END_SEED:
                 self.instance_starts.append(seq + 1)
+        if not self.keep_events and not (admitted and event["type"] in SURFACE_ELIGIBLE):
+            self.events[seq] = None
         self.violations += found
         return found
 

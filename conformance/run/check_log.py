@@ -1,35 +1,52 @@
 """``dsh-conformance check-log PATH...``: validate recorded session logs offline.
 
-A log is JSON Lines (one event per line; blank lines are skipped) or one JSON array of events.
-Every event is folded by the suite's own `conformance.judge.logfold`, and every violation is printed
-as
+A log is JSON Lines (one event per line; blank lines are skipped) or one JSON array of events; ``-``
+reads standard input. Every event is folded by the suite's own `conformance.judge.logfold`, and
+every violation is printed on standard output as
 
     PATH:LINE: seq N: RULE (CONTRACT-ID): what is wrong
 
 Real logs are taken as they are: event types outside the core vocabulary pass unchecked, numbers
 may be fractional, a header's ``config`` is compared field by field. What JSON parsing alone would
 hide is still caught: ``NaN``/``Infinity`` literals and ``-0`` are not lossless JSON, and a
-repeated object key is reported (the log's "object keys are unique"). A line that is not JSON, or
-a truncated last line, is reported with its line number and takes its seq, so the events after it
-are still checked.
+repeated object key is reported (the log's "object keys are unique"). Seqs are judged as a person
+would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
+their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
 
-Exit status: 0 when every log is valid, 1 when any violation was found, 2 when a file cannot be
-read at all (missing, not UTF-8, not a log).
+JSON lines are read one line at a time, and the fold keeps only the events it may read again (the
+visible messages: `LogFold.keep_events`), so memory grows with the surface, not with the whole
+file; a JSON array is read whole. A line that cannot be
+read (not JSON, longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads:
+`conformance.judge.nesting`) is an error on standard error naming its line; it takes its seq, so
+the events after it are still checked.
+
+Exit status: 0 when every log is valid, 1 when any violation was found, 2 when a file, or a line
+of it, cannot be read as a log (missing, not UTF-8, not JSON, beyond the limits).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, Final, TextIO
 
+from ..harness.process import MAX_LINE_BYTES
 from ..judge.logfold import RULES, LogFold
+from ..judge.nesting import MAX_NESTING, nesting_problem
 
 Json = Any
+
+#: The longest log line read: the answer line limit (8 MiB), far more than one message a model
+#: can be sent; a longer line is skipped, and reported, without being held in memory.
+MAX_LOG_LINE_BYTES: Final = MAX_LINE_BYTES
+#: The longest run of missing seqs filled in to resynchronise (a larger jump is a wrong seq).
+_MAX_GAP: Final = 1_000_000
+_SKIP_CHUNK: Final = 1024 * 1024
+_STDIN: Final = "-"
 
 
 class LogFileError(Exception):
@@ -52,33 +69,69 @@ def main(argv: list[str]) -> int:
         description="Validate recorded session logs (JSON lines or a JSON array) against the "
         "session-log rules of the contracts.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="a session log file")
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a session log file, or - for standard input"
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # a usage error (argparse printed it) or --help
         return int(exit.code or 0)
     status = 0
     for path in args.paths:
-        status = max(status, check_file(Path(path), sys.stdout))
+        status = max(status, check_file(path, sys.stdout, sys.stderr))
     return status
 
 
-def check_file(path: Path, out: TextIO) -> int:
-    """Check one file, printing its violations and a summary line; return its exit status."""
+def check_file(path: str, out: TextIO, err: TextIO) -> int:
+    """Check one file (``-``: standard input): violations and a summary line on ``out``, what
+    cannot be read on ``err``; return its exit status."""
+    label = "<stdin>" if path == _STDIN else path
     try:
-        entries = read_log(path)
+        if path == _STDIN:
+            return _check(label, _read(label, sys.stdin.buffer), out, err)
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 -- closed below, errors named
+        except OSError as error:
+            raise LogFileError(f"{label}: cannot read: {error.strerror or error}") from error
+        with stream:
+            return _check(label, _read(label, stream), out, err)
     except LogFileError as error:
-        out.write(f"{error}\n")
+        err.write(f"{error}\n")
         return 2
-    fold = LogFold()
-    problems = 0
-    for seq, entry in enumerate(entries):
-        where = f"{path}:{entry.line}: seq {seq}"
+
+
+def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> int:
+    fold = LogFold(keep_events=False)
+    count = problems = unreadable = 0
+    behind = False  # inside a stretch of seqs going back, skipped after its first event
+    for entry in entries:
+        count += 1
+        seq = len(fold.events)
+        where = f"{label}:{entry.line}: seq {seq}"
         if entry.unreadable is not None:
             fold.add_unreadable()
-            out.write(f"{where}: not JSON: {entry.unreadable}\n")
-            problems += 1
+            err.write(f"{where}: {entry.unreadable}\n")
+            unreadable += 1
             continue
+        found = _seq_found(entry.value)
+        if found is not None and found < seq:
+            if not behind:
+                out.write(
+                    _seq_violation(
+                        where, f"seq {found} goes back; events are skipped until seq {seq} comes"
+                    )
+                )
+                problems += 1
+            behind = True
+            continue
+        behind = False
+        if found is not None and seq < found <= seq + _MAX_GAP:
+            missing = f"seq {seq}" if found == seq + 1 else f"seqs {seq}..{found - 1}"
+            out.write(_seq_violation(where, f"{missing} missing: the log goes on at seq {found}"))
+            problems += 1
+            for _ in range(found - seq):
+                fold.add_unreadable()
+            where = f"{label}:{entry.line}: seq {found}"
         for key in entry.duplicate_keys:
             out.write(
                 f"{where}: session-non-json ({RULES['session-non-json']}): the key {key!r} "
@@ -88,110 +141,177 @@ def check_file(path: Path, out: TextIO) -> int:
         for violation in fold.add(entry.value):
             out.write(f"{where}: {violation.rule} ({violation.contract}): {violation.message}\n")
             problems += 1
-    verdict = "valid" if not problems else f"{problems} violation(s)"
-    out.write(f"{path}: {len(entries)} event(s), {verdict}\n")
-    return 1 if problems else 0
+    verdict = ", ".join(
+        part
+        for part in (
+            unreadable and f"{unreadable} line(s) not read",
+            problems and f"{problems} violation(s)",
+        )
+        if part
+    )
+    out.write(f"{label}: {count} event(s), {verdict or 'valid'}\n")
+    return 2 if unreadable else 1 if problems else 0
 
 
-def read_log(path: Path) -> list[Entry]:
-    """The events of a JSON-lines file or of a JSON array, each with its line number."""
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise LogFileError(f"{path}: cannot read: {error.strerror or error}") from error
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise LogFileError(f"{path}:{line}: not UTF-8 text (byte {error.start})") from error
-    text = text.removeprefix("\ufeff")
-    if text.lstrip().startswith("["):
-        return list(_array_entries(path, text))
-    entries = list(_line_entries(text))
-    _refuse_one_spread_object(path, text, entries)
-    return entries
+def _seq_found(event: Json) -> int | None:
+    """The event's seq when it is a JSON integer (anything else is the fold's to judge)."""
+    seq = event.get("seq") if isinstance(event, dict) else None
+    return seq if type(seq) is int and seq >= 0 else None
 
 
-def _line_entries(text: str) -> Iterator[Entry]:
-    lines = text.splitlines()
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            entry = _parse(line, number)
-            if entry.unreadable is not None and number == len(lines) and text[-1] not in "\r\n":
+def _seq_violation(where: str, message: str) -> str:
+    return f"{where}: seq-not-contiguous ({RULES['seq-not-contiguous']}): {message}\n"
+
+
+def _read(label: str, stream: BinaryIO) -> Iterator[Entry]:
+    """The entries of a JSON-lines stream, read line by line, or of a JSON array, read whole."""
+    lines = _lines(label, stream)
+    head: list[tuple[int, str, bool]] = []
+    for line in lines:
+        head.append(line)
+        if line[1].strip():
+            break
+    start = "".join(text for _, text, _ in head).removeprefix("\ufeff").lstrip()
+    if start.startswith("["):
+        # Whole: a file whose array turns out broken is no log, and gets no violations first.
+        yield from list(_array_entries(label, "".join(text for _, text, _ in (*head, *lines))))
+        return
+    if start.startswith("{") and _parse(start, 1).unreadable is not None:
+        # Perhaps a pretty-printed single object, which is no log: held whole to find out.
+        rest = list(lines)
+        _refuse_one_spread_object(label, start + "".join(text for _, text, _ in rest))
+        lines = iter(rest)
+    for number, text, ended in itertools.chain(head, lines):
+        if text.strip():
+            entry = _parse(text.removeprefix("\ufeff"), number)
+            if not ended and entry.unreadable is not None:
                 entry.unreadable += "; it is the last line and has no newline: truncated?"
             yield entry
 
 
-def _array_entries(path: Path, text: str) -> Iterator[Entry]:
+def _lines(label: str, stream: BinaryIO) -> Iterator[tuple[int, str, bool]]:
+    """``(line number, text, ended by a newline)`` for each line; an overlong line's text says so
+    (it is no JSON), and is skipped without being held."""
+    number = offset = 0
+    while True:
+        raw = stream.readline(MAX_LOG_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
+            size = len(raw)
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(_SKIP_CHUNK)
+                size += len(raw)
+            offset += size
+            yield number, _OVERLONG, True
+            continue
+        yield number, _decoded(label, raw, number, offset), raw.endswith(b"\n")
+        offset += len(raw)
+
+
+#: Stands for a line longer than `MAX_LOG_LINE_BYTES` (a NUL byte cannot start a JSON text).
+_OVERLONG: Final = "\0overlong"
+
+
+def _decoded(label: str, raw: bytes, line: int, offset: int = 0) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line += raw.count(b"\n", 0, error.start)
+        raise LogFileError(
+            f"{label}:{line}: not UTF-8 text (byte {offset + error.start})"
+        ) from error
+
+
+def _array_entries(label: str, text: str) -> Iterator[Entry]:
     """Elements of a top-level JSON array, decoded one by one so each keeps its line."""
+    problem = nesting_problem(text, MAX_NESTING + 1)  # the events, inside the array
+    if problem is not None:
+        raise LogFileError(f"{label}:1: the JSON array is {problem} (the array counts as one)")
     position = text.index("[") + 1
-    decoder = _decoder([])
     first = True
     while True:
         position = _skip_space(text, position)
         if position >= len(text):
-            raise LogFileError(f"{path}:{_line_of(text, position)}: the JSON array is not closed")
+            raise LogFileError(f"{label}:{_line_of(text, position)}: the JSON array is not closed")
         if text[position] == "]":
             if _skip_space(text, position + 1) != len(text):
                 line = _line_of(text, position + 1)
-                raise LogFileError(f"{path}:{line}: text after the end of the JSON array")
+                raise LogFileError(f"{label}:{line}: text after the end of the JSON array")
             return
         if not first:
             if text[position] != ",":
                 raise LogFileError(
-                    f"{path}:{_line_of(text, position)}: expected ',' or ']' between events"
+                    f"{label}:{_line_of(text, position)}: expected ',' or ']' between events"
                 )
             position = _skip_space(text, position + 1)
         first = False
         duplicates: list[str] = []
-        decoder = _decoder(duplicates)
         try:
-            value, end = decoder.raw_decode(text, position)
+            value, end = _decoder(duplicates, "-0" in text).raw_decode(text, position)
         except json.JSONDecodeError as error:
             raise LogFileError(
-                f"{path}:{error.lineno}: not JSON: {error.msg} (column {error.colno})"
+                f"{label}:{error.lineno}: not JSON: {error.msg} (column {error.colno})"
             ) from error
+        except ValueError as error:  # an integer too long to convert
+            raise LogFileError(f"{label}:{_line_of(text, position)}: {error}") from error
         yield Entry(_line_of(text, position), value, duplicate_keys=duplicates)
         position = end
 
 
 def _parse(text: str, line: int) -> Entry:
+    if text == _OVERLONG:
+        return Entry(line, unreadable=f"longer than {MAX_LOG_LINE_BYTES} bytes: not read")
+    problem = nesting_problem(text)
+    if problem is not None:
+        return Entry(line, unreadable=f"not read: {problem}")
     duplicates: list[str] = []
     try:
-        value = _decoder(duplicates).decode(text)
+        value = _decoder(duplicates, "-0" in text).decode(text)
     except json.JSONDecodeError as error:
-        return Entry(line, unreadable=f"{error.msg} (column {error.colno})")
+        return Entry(line, unreadable=f"not JSON: {error.msg} (column {error.colno})")
+    except ValueError as error:  # an integer too long to convert
+        return Entry(line, unreadable=f"not read: {error}")
     return Entry(line, value, duplicate_keys=duplicates)
 
 
-def _decoder(duplicates: list[str]) -> json.JSONDecoder:
-    """A decoder that keeps ``-0`` (JSON text) as -0.0, so the fold sees it, and records
-    repeated keys instead of silently keeping the last one."""
+def _decoder(duplicates: list[str], negative_zero: bool) -> json.JSONDecoder:
+    """A decoder that records repeated keys in ``duplicates`` instead of silently keeping the
+    last one, and (if the text may hold one: ``negative_zero``) keeps ``-0`` as -0.0 so that the
+    fold sees it. Both hooks cost little: a dict is built in C, integers parsed in Python only
+    when the text has a ``-0`` somewhere."""
 
     def pairs(items: list[tuple[str, Json]]) -> dict[str, Json]:
-        result: dict[str, Json] = {}
-        for key, value in items:
-            if key in result:
-                duplicates.append(key)
-            result[key] = value
+        result = dict(items)
+        if len(result) != len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
         return result
 
-    return json.JSONDecoder(
-        object_pairs_hook=pairs, parse_int=lambda digits: -0.0 if digits == "-0" else int(digits)
-    )
+    if negative_zero:
+        return json.JSONDecoder(object_pairs_hook=pairs, parse_int=_int_keeping_negative_zero)
+    return json.JSONDecoder(object_pairs_hook=pairs)
 
 
-def _refuse_one_spread_object(path: Path, text: str, entries: list[Entry]) -> None:
+def _int_keeping_negative_zero(digits: str) -> int | float:
+    return -0.0 if digits == "-0" else int(digits)
+
+
+def _refuse_one_spread_object(label: str, text: str) -> None:
     """A pretty-printed single object is not a log: say so instead of one error per line."""
-    if len(entries) < 2 or all(entry.unreadable is None for entry in entries):
+    if nesting_problem(text) is not None:
         return
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:
         return
     kind = "object" if isinstance(whole, dict) else type(whole).__name__
     raise LogFileError(
-        f"{path}:1: the file is one JSON {kind} spread over {len(text.splitlines())} lines; a "
+        f"{label}:1: the file is one JSON {kind} spread over {len(text.splitlines())} lines; a "
         "session log is JSON lines (one event per line) or a JSON array of events"
     )
 

@@ -11,7 +11,11 @@ line that is not JSON), wrong-case (answer for another case), endless-line (prin
 newline, forever), huge-garbage (a 6 MB line that is not JSON), huge-stderr (a 20 MB stderr line,
 then crash), double (answer twice, both lines in one write), late-double (answer, then a second
 line a moment later), flood (answer, then print the same answer again without end),
-extra-field, errored-without-case, bad-observation (answers that break ``protocol.schema.json``).
+extra-field, errored-without-case, bad-observation (answers that break ``protocol.schema.json``),
+wide (60,000 observations more than the ops), deep (an observation nested 100,000 levels deep),
+big-number (a 400-digit number where ``true`` belongs); wide-at-count and huge-string answer one
+observation per op, the first (``{"ok": true}`` expected) a well-formed other one of 5 or 6 MB:
+200,000 rendered sections, or one 6 MB text.
 
 MODE, at the start: bad-handshake (speak protocol 999), slow-start (sleep before answering the
 handshake: it never starts within a timeout), crash-at-start (exit 1 before reading anything,
@@ -109,7 +113,23 @@ def misbehave(mode: str, message: dict[str, object], response: dict[str, object]
         response.clear()
         response.update(type="errored", context="no case id here")
     if mode == "bad-observation":
-        response["observations"] = [{"assembly": {"sections": 3}}]
+        response["observations"][0] = {"assembly": {"sections": 3}}
+    if mode == "wide":
+        response["observations"] += [{"ok": True}] * 60_000
+    if mode == "wide-at-count":
+        response["observations"][0] = {
+            "sections": [{"name": "s", "text": "t"}] * 200_000,
+            "text": "",
+        }
+    if mode == "huge-string":
+        response["observations"][0] = {"text": "x" * 6_000_000}
+    if mode == "big-number":
+        response["observations"][0] = {"ok": 10**399}
+    if mode == "deep":
+        response["observations"][0] = "DEEP"
+        deep = "[" * 100_000 + "]" * 100_000
+        write(json.dumps(response).replace('"DEEP"', deep) + "\n")
+        return False
     return True
 
 

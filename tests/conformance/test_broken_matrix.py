@@ -7,15 +7,21 @@ report whose errors sit on the right tests, say what happened, and stay small:
 - a harness that fails at start is reported once (the first test), with its diagnosis, and the
   other tests are "not reached";
 - a harness that misbehaves on every third run errs on the 3rd, 6th, 9th… tests exactly (the
-  suite restarts it after a failure, and its count restarts with it), nowhere else.
+  suite restarts it after a failure, and its count restarts with it), nowhere else; one whose
+  answers are well-formed but hold what no case expects (megabytes of it) fails those tests.
+
+Besides time, each row bounds the memory of the suite's process tree (the harness included): an
+answer is checked in linear time with a small constant, whatever its width or depth (issue 22).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,8 @@ EVERY = 3
 #: The tests of CONTRACT (all of them example cases; ``-k test_example`` keeps it so).
 TESTS = len(cases(frozenset({CONTRACT})))
 LIMIT = 90.0  # seconds for one row, however the harness misbehaves
+#: The most memory the suite's process tree may hold in one row (largest process, KiB).
+MAX_RSS_KIB = 600 * 1024
 
 AT_START = [
     ("crash-at-start", "Cannot find module '/srv/missing.js'"),
@@ -52,6 +60,17 @@ AT_RUN = [
     ("extra-field", "Additional properties are not allowed ('extra'"),
     ("errored-without-case", "'case' is a required property"),
     ("bad-observation", "does not fit protocol.schema.json at /observations/0/assembly/sections"),
+    (
+        "deep",
+        "answered 'run' with a line nested 100002 levels deep; the suite reads JSON nested at most "
+        "100 levels",
+    ),
+    ("big-number", "does not fit protocol.schema.json at /observations/0/ok: True was expected"),
+]
+#: Well-formed answers holding what no case expects: the tests fail, with a bounded message.
+AT_RUN_FAILING = [
+    ("wide-at-count", 'ok: expected true, got "<absent>"'),
+    ("huge-string", 'ok: expected true, got "<absent>"'),
 ]
 
 
@@ -60,8 +79,9 @@ def run_matrix_row(
 ) -> tuple[int, str, list[dict[str, Any]]]:
     """Run the suite on ``command``; the exit status, the output, and the results that ran."""
     report = tmp_path / "report.json"
+    output = tmp_path / "output.txt"
     started = time.monotonic()
-    completed = subprocess.run(
+    status, usage = _run_measured(
         [
             sys.executable,
             "-m",
@@ -77,18 +97,34 @@ def run_matrix_row(
             "--conformance-json",
             str(report),
         ],
-        capture_output=True,
-        text=True,
-        timeout=LIMIT,
+        output,
         env={**os.environ, **(env or {})},
-        check=False,
     )
     assert time.monotonic() - started < LIMIT
-    assert len(completed.stdout) < 200_000, "the report must stay small"
+    assert usage.ru_maxrss < MAX_RSS_KIB, f"{usage.ru_maxrss} KiB"
+    stdout = output.read_text()
+    assert len(stdout) < 200_000, "the report must stay small"
     (implementation,) = json.loads(report.read_text())["implementations"]
     results = [r for r in implementation["results"] if r["outcome"] != "deselected"]
     assert all(len(r["message"]) < 20_000 for r in results)
-    return completed.returncode, completed.stdout, results
+    return status, stdout, results
+
+
+def _run_measured(
+    command: list[str], output: Path, env: dict[str, str]
+) -> tuple[int, os.struct_rusage]:
+    """Run ``command`` (killed after `LIMIT`), its stdout to ``output``; its exit status and the
+    resource use of its process tree (``ru_maxrss``: the largest process, in KiB on Linux)."""
+    with output.open("w") as stdout:
+        process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+        timer = threading.Timer(LIMIT, process.kill)
+        timer.start()
+        try:
+            _, wait_status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(wait_status)
+    return process.returncode, usage
 
 
 @pytest.mark.parametrize(("mode", "says"), AT_START, ids=[mode for mode, _ in AT_START])
@@ -113,6 +149,31 @@ def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
     assert outcomes == expected, outcomes
     for result in results[EVERY - 1 :: EVERY]:
         assert says in result["message"], result["message"]
+
+
+@pytest.mark.parametrize(("mode", "says"), AT_RUN_FAILING, ids=[m for m, _ in AT_RUN_FAILING])
+def test_a_harness_answering_megabytes_fails_exactly_those_tests(
+    tmp_path: Path, mode: str, says: str
+) -> None:
+    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}")
+    assert status == 1, output
+    expected = [("failed" if n % EVERY == 0 else "passed") for n in range(1, TESTS + 1)]
+    assert [r["outcome"] for r in results] == expected
+    for result in results[EVERY - 1 :: EVERY]:
+        assert says in result["message"], result["message"]
+
+
+def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(tmp_path: Path) -> None:
+    """60,000 observations more than the ops, in every case: each is refused by the count alone,
+    before the schema is consulted (it once cost the suite 29 s a case)."""
+    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} wide")
+    assert status == 1, output
+    assert [r["outcome"] for r in results] == ["errored"] * TESTS
+    for result in results:
+        message = result["message"]
+        found = re.search(r"answered (\d+) observations to a scenario of (\d+) ops", message)
+        assert found is not None, message
+        assert int(found[1]) - int(found[2]) == 60_000
 
 
 def test_a_wrapper_process_tree_is_killed_with_the_harness(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,19 @@ def write_lines(path: Path, events: Log) -> Path:
 
 
 def run(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, list[str]]:
+    """The exit status and standard output of a run that found nothing unreadable."""
+    status, out, err = run_streams(capsys, *paths)
+    assert err == []
+    return status, out
+
+
+def run_streams(
+    capsys: pytest.CaptureFixture[str], *paths: Path
+) -> tuple[int, list[str], list[str]]:
+    """The exit status, standard output and standard error (what could not be read)."""
     status = main([str(path) for path in paths])
-    return status, capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    return status, captured.out.splitlines(), captured.err.splitlines()
 
 
 def add(events: Log, type: str, data: Any, **metadata: Any) -> Log:
@@ -221,9 +233,11 @@ class TestBadFiles:
         lines = [json.dumps(e) for e in valid_log()]
         lines[4] = "request/header initial"
         path.write_text("\n".join(lines) + "\n", "utf-8")
-        status, out = run(capsys, path)
-        assert status == 1
-        assert out[0].startswith(f"{path}:5: seq 4: not JSON: Expecting value (column 1)")
+        status, out, err = run_streams(capsys, path)
+        assert status == 2
+        assert err == [f"{path}:5: seq 4: not JSON: Expecting value (column 1)"]
+        # It takes its seq: the events after it are still checked (and miss its header).
+        assert out[-1].startswith(f"{path}: 28 event(s), 1 line(s) not read, ")
 
     def test_a_truncated_last_line(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -231,10 +245,10 @@ class TestBadFiles:
         path = tmp_path / "log.jsonl"
         text = "".join(json.dumps(e) + "\n" for e in valid_log())
         path.write_text(text[:-20], "utf-8")
-        status, out = run(capsys, path)
-        assert status == 1
-        assert out[0].startswith(f"{path}:28: seq 27: not JSON: ")
-        assert "truncated" in out[0]
+        status, _, err = run_streams(capsys, path)
+        assert status == 2
+        assert err[0].startswith(f"{path}:28: seq 27: not JSON: ")
+        assert err[0].endswith("it is the last line and has no newline: truncated?")
 
     def test_wrong_shapes(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         path = tmp_path / "log.jsonl"
@@ -302,15 +316,15 @@ class TestBadFiles:
     ) -> None:
         path = tmp_path / "log"
         path.write_bytes(content)
-        status, out = run(capsys, path)
-        assert status == 2
-        assert len(out) == 1
-        assert out[0].startswith(f"{path}:{message}")
+        status, out, err = run_streams(capsys, path)
+        assert (status, out) == (2, [])
+        assert len(err) == 1
+        assert err[0].startswith(f"{path}:{message}")
 
     def test_a_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        status, out = run(capsys, tmp_path / "nope.jsonl")
-        assert status == 2
-        assert out == [f"{tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"]
+        status, out, err = run_streams(capsys, tmp_path / "nope.jsonl")
+        assert (status, out) == (2, [])
+        assert err == [f"{tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"]
 
     def test_an_empty_file_is_an_empty_log(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -334,9 +348,147 @@ def test_through_the_command_line_no_traceback(tmp_path: Path) -> None:
 
     assert cli(str(good)).returncode == 0
     broken = cli(str(good), str(bad))
-    assert broken.returncode == 1
-    assert f"{bad}:2: seq 1: not JSON: " in broken.stdout
+    assert broken.returncode == 2
+    assert f"{bad}:2: seq 1: not JSON: " in broken.stderr
     assert "Traceback" not in broken.stdout + broken.stderr
     usage = cli()
     assert usage.returncode == 2
     assert "Traceback" not in usage.stderr
+
+
+class TestBounds:
+    """Lines built to stall or crash the checker: one clear line each, in bounded memory."""
+
+    def test_a_line_nested_100000_deep(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        path = tmp_path / "log.jsonl"
+        deep = "[" * 100_000 + "]" * 100_000
+        path.write_text(f'{{"type": "x/p", "seq": 0, "time": 0, "data": {deep}}}\n', "utf-8")
+        (status, out, err), peak = measured(lambda: run_streams(capsys, path))
+        assert status == 2
+        assert err == [
+            f"{path}:1: seq 0: not read: nested 100001 levels deep; the suite reads JSON nested "
+            "at most 100 levels"
+        ]
+        assert out == [f"{path}: 1 event(s), 1 line(s) not read"]
+        assert peak < 10 * len(deep)
+
+    def test_a_line_over_8_mib_is_not_held(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        path = tmp_path / "log.jsonl"
+        wide = "x" * 9 * 1024 * 1024
+        events = [json.dumps(e) for e in valid_log()]
+        events[27] = json.dumps(json.loads(events[27]) | {"data": wide})
+        path.write_text("\n".join(events) + "\n", "utf-8")
+        (status, out, err), peak = measured(lambda: run_streams(capsys, path))
+        assert status == 2
+        assert err == [f"{path}:28: seq 27: longer than 8388608 bytes: not read"]
+        assert out == [f"{path}: 28 event(s), 1 line(s) not read"]
+        assert peak < 20 * 1024 * 1024  # at most 8 MiB of it read (twice: bytes and buffer)
+
+    def test_a_wide_line_within_the_limits_is_checked(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        path = tmp_path / "log.jsonl"
+        wide = {"values": [0.5] * 500_000, "keys": {f"k{n}": n for n in range(100_000)}}
+        events = add(valid_log(), "x/telemetry", wide)
+        events = add(events, "x/telemetry", {"v": float("nan")})
+        text = "".join(json.dumps(e) + "\n" for e in events)
+        path.write_text(text, "utf-8")
+        (status, out, err), peak = measured(lambda: run_streams(capsys, path))
+        assert (status, err) == (1, [])
+        assert out == [
+            f"{path}:30: seq 29: session-non-json (ROOT-MODEL): not lossless JSON: data.v is nan",
+            f"{path}: 30 event(s), 1 violation(s)",
+        ]
+        assert peak < 30 * len(text)  # the parsed line (its 600,000 values), not a copy per rule
+
+    def test_a_number_too_long_for_python(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        path = tmp_path / "log.jsonl"
+        path.write_text(f'{{"type": "x/p", "seq": 0, "time": 1{"0" * 5000}, "data": {{}}}}\n')
+        status, _, err = run_streams(capsys, path)
+        assert status == 2
+        assert len(err) == 1
+        assert err[0].startswith(f"{path}:1: seq 0: not read: Exceeds the limit (4300 digits)")
+
+
+def measured(call: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``call`` returned, and the peak of memory it allocated (bytes, tracemalloc)."""
+    tracemalloc.start()
+    try:
+        return call(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+class TestSeqs:
+    """A person's reading of broken seqs: each break reported once, the rest checked as usual."""
+
+    def test_a_missing_stretch_is_reported_once(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        events = valid_log()
+        path = write_lines(tmp_path / "log.jsonl", events[:3] + events[5:])
+        status, out = run(capsys, path)
+        assert status == 1
+        assert out == [
+            f"{path}:4: seq 3: seq-not-contiguous (ROOT-MODEL): seqs 3..4 missing: the log goes "
+            "on at seq 5",
+            *[line for line in out[1:-1] if ": seq-not-contiguous " not in line],
+            f"{path}: 26 event(s), {len(out) - 1} violation(s)",
+        ]
+
+    def test_a_missing_event_that_nothing_needs_costs_one_line(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        events = add(add(valid_log(), "x/note", {}), "x/note", {})
+        path = write_lines(tmp_path / "log.jsonl", events[:28] + events[29:])
+        assert run(capsys, path) == (
+            1,
+            [
+                f"{path}:29: seq 28: seq-not-contiguous (ROOT-MODEL): seq 28 missing: the log "
+                "goes on at seq 29",
+                f"{path}: 29 event(s), 1 violation(s)",
+            ],
+        )
+
+    def test_a_repeated_stretch_is_reported_once_and_skipped(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        events = valid_log()
+        path = write_lines(tmp_path / "log.jsonl", events[:10] + events[7:])
+        assert run(capsys, path) == (
+            1,
+            [
+                f"{path}:11: seq 10: seq-not-contiguous (ROOT-MODEL): seq 7 goes back; events "
+                "are skipped until seq 10 comes",
+                f"{path}: 31 event(s), 1 violation(s)",
+            ],
+        )
+
+
+def test_standard_input(tmp_path: Path) -> None:
+    """``-`` reads the log from standard input, named ``<stdin>``."""
+    text = "".join(json.dumps(e) + "\n" for e in valid_log())
+    command = [sys.executable, "-m", "conformance.run.runner", "check-log", "-"]
+    done = subprocess.run(
+        command, input=text, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "<stdin>: 28 event(s), valid\n", "")
+
+
+def test_a_deep_line_through_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    deep = "[" * 100_000 + "]" * 100_000
+    path.write_text(f'{{"type": "x/p", "seq": 0, "time": 0, "data": {deep}}}\n', "utf-8")
+    command = [sys.executable, "-m", "conformance.run.runner", "check-log", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"{path}:1: seq 0: not read: nested 100001 levels deep; the suite reads JSON nested at "
+        "most 100 levels\n"
+    )

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -451,3 +452,72 @@ class TestWhatHappenedIsNamed:
         assert shown.rstrip().endswith("FATAL: the crash")
         assert sum("x" * 1500 in line for line in shown.splitlines()) == 39
         assert gist(f"handshake failed\n{shown}")[-1].endswith("FATAL: the crash")
+
+
+class _Misanswering(Driver):
+    """The reference, its ``run`` answers changed by ``change`` (in-process: no process start)."""
+
+    def __init__(self, change: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.change = change
+
+    def handle(self, message: Any) -> Any:
+        answer = super().handle(message)
+        return self.change(answer) if message["type"] == "run" else answer
+
+
+def _nested(levels: int) -> Any:
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+class TestAnswerBounds:
+    """Answers built to make the suite's own checks slow or deep: refused at once, saying why."""
+
+    def answer(self, change: Callable[[Any], Any], ops: int = 1) -> Outcome:
+        scenario = CASE.scenario()
+        scenario["ops"] += [{"op": "scope", "scope": f"s{n}"} for n in range(1, ops)]
+        return InProcess(_Misanswering(change), label="misanswering").run(CASE.id, scenario)
+
+    def test_another_number_of_observations_is_refused_by_the_count(self) -> None:
+        outcome = self.answer(lambda a: a | {"observations": a["observations"] * 60_000})
+        assert outcome == Outcome.errored(
+            "protocol violation: answered 60000 observations to a scenario of 1 ops "
+            "(one observation per op)"
+        )
+
+    def test_an_answer_deeper_than_the_limit(self) -> None:
+        outcome = self.answer(lambda a: a | {"observations": [_nested(150)]})
+        assert outcome == Outcome.errored(
+            "protocol violation: the answer is nested 152 levels deep; the suite reads JSON "
+            "nested at most 100 levels"
+        )
+
+    def test_an_answer_too_deep_to_serialize(self) -> None:
+        outcome = self.answer(lambda a: a | {"observations": [_nested(100_000)]})
+        assert outcome == Outcome.errored(
+            "protocol violation: the answer is nested deeper than 100 levels"
+        )
+
+    def test_a_later_observation_breaking_the_schema_is_named_by_its_index(self) -> None:
+        bad = {"assembly": {"sections": 3}}
+        outcome = self.answer(lambda a: a | {"observations": [a["observations"][0], bad]}, ops=2)
+        assert outcome.kind == "errored"
+        assert outcome.reason.startswith(
+            "protocol violation: the 'observed' answer does not fit protocol.schema.json at "
+            "/observations/1/assembly/sections: 3 is not of type 'array'"
+        )
+
+    def test_a_large_broken_observation_is_named_without_a_slow_diagnosis(self) -> None:
+        bad = {"assembly": {"sections": [{"name": "s", "text": "t"}] * 10_000 + [3]}}
+        outcome = self.answer(lambda a: a | {"observations": [a["observations"][0], bad]}, ops=2)
+        assert outcome.kind == "errored"
+        assert outcome.reason.startswith(
+            "protocol violation: the 'observed' answer does not fit protocol.schema.json at "
+            "/observations/1: "
+        )
+        assert "is not valid under any of the schemas listed in the 'oneOf' keyword" in (
+            outcome.reason
+        )
