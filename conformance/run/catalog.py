@@ -151,15 +151,10 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     directory.mkdir(parents=True, exist_ok=True)
     index: list[dict[str, Json]] = []
     for case in chosen:
-        name = re.sub(r"[^\w.-]+", "__", case.id) + ".json"
+        name = file_name(case.id) + ".json"
         if any(entry["file"] == name for entry in index):
             raise ValueError(f"case {case.id!r} would overwrite {name}")
-        document = {
-            **_summary(case),
-            "run": run_message(case.id, case.scenario()),
-            "expected": [expected_observation(op) for op in case.ops],
-        }
-        _write(directory / name, document)
+        _write(directory / name, document(case))
         index.append({"id": case.id, "file": name, "contracts": list(case.contracts)})
     _write(
         directory / "index.json",
@@ -173,6 +168,20 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     return len(chosen)
 
 
+def file_name(case_id: str) -> str:
+    """A case id as a file name: ``/`` (and anything else unsafe) becomes ``__``."""
+    return re.sub(r"[^\w.-]+", "__", case_id)
+
+
+def document(case: Case) -> dict[str, Json]:
+    """One case in the export format: its summary, the exact ``run`` message, the expectations."""
+    return {
+        **_summary(case),
+        "run": run_message(case.id, case.scenario()),
+        "expected": [expected_observation(op) for op in case.ops],
+    }
+
+
 def _summary(case: Case) -> dict[str, Json]:
     return {
         "id": case.id,
@@ -182,5 +191,5 @@ def _summary(case: Case) -> dict[str, Json]:
     }
 
 
-def _write(path: Path, document: Json) -> None:
-    path.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")
+def _write(path: Path, content: Json) -> None:
+    path.write_text(dumps(content, indent=2) + "\n", encoding="utf-8")

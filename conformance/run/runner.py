@@ -63,6 +63,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "smoke": _subcommand("smoke"),
     "export-cases": export_cases,
     "check-log": _subcommand("check_log"),
+    "fuzz": _subcommand("fuzz"),
 }
 
 _USAGE: Final = """\
@@ -70,6 +71,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
+       dsh-conformance fuzz --impl SPEC          generated scenarios until a divergence, shrunk
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 
