@@ -16,6 +16,7 @@ the shrinker settles at once on the smallest divergence it has.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -123,8 +124,10 @@ def fuzz(
     database: ExampleDatabase | None,
     families: tuple[str, ...],
     shrink_budget: float = 60.0,
+    examples: float = math.inf,
 ) -> Run:
-    """Generate scenarios for ``budget`` seconds or until the first divergence, then shrink it."""
+    """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
+    that does not depend on the machine's speed) or until the first divergence, then shrink it."""
     run = Run(families=families)
     verdicts: dict[str, Divergence | None] = {}
     start = time.monotonic()
@@ -135,7 +138,7 @@ def fuzz(
         elapsed = time.monotonic() - start
         if key in verdicts:
             verdict = verdicts[key]
-        elif run.first_seconds is None and elapsed > budget:
+        elif run.first_seconds is None and (elapsed > budget or run.examples >= examples):
             return  # the budget is spent: the batch runs out without running anything
         elif run.first_seconds is not None and elapsed > run.first_seconds + shrink_budget:
             return  # the shrinking budget is spent: what has not run counts as passing
@@ -153,7 +156,7 @@ def fuzz(
             raise _Diverged(verdict)
 
     batch = 0
-    while time.monotonic() - start < budget:
+    while time.monotonic() - start < budget and run.examples < examples:
         phases = [Phase.generate, Phase.shrink]
         if batch == 0:
             phases.insert(0, Phase.reuse)

@@ -192,7 +192,7 @@ class _Builder:
         ident = self.fresh("p")
         self.tracked.append(ident)
         spec: Json = {"id": ident}
-        shape = self.pick(["returns", "returns", "sequence", "fails"])
+        shape = self.pick(["returns"] * 6 + ["sequence"] * 2 + ["fails"])
         if shape == "returns":
             spec["returns"] = self.pick(values)
         elif shape == "sequence":
@@ -249,7 +249,7 @@ class _Builder:
 
     def section(self) -> None:
         layer, name = self.layer(), self.pick(SECTION_NAMES)
-        complete = self.chance(10)
+        complete = self.chance(5)
         op = s.section(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
         if complete:
             op["complete"] = True
@@ -366,6 +366,16 @@ class _Builder:
     def received(self) -> None:
         if self.tracked:
             self.ops.append(s.received(self.pick(self.tracked)))
+
+    def finish(self) -> None:
+        """Open every gate, then assemble and render in the global scope and every scope
+        created, and count: most of what a registry scenario did shows in these observations."""
+        for gate in self.closed_gates:
+            self.ops.append(s.open_gate(gate))
+        for scope in (None, *self.scopes):
+            name = self.fresh("as")
+            self.ops += [s.assemble(name, scope=scope), s.render(name), s.render_context(name)]
+        self.ops.append(s.counts())
 
     def configure(self) -> None:
         self.ops.append(s.configure(dict(self.pick(CONFIGS))))
@@ -536,11 +546,8 @@ class _Session:
         self.surface: list[int] = []
         self.projecting = False
 
-    def append(self, op: Json, *, on_surface: bool = True, replaced: int = 0) -> None:
+    def append(self, op: Json, *, on_surface: bool = True) -> None:
         self.builder.ops.append(op)
-        if replaced:
-            index = len(self.surface) - replaced
-            del self.surface[index:]
         if on_surface:
             self.surface.append(self.seq)
         self.seq += 1
@@ -583,16 +590,19 @@ class _Session:
         return value
 
     def replace(self) -> None:
-        """A summary replacing the last one to three surface nodes, citing each of them."""
+        """A summary replacing one to three consecutive surface nodes, citing each of them."""
         if not self.surface:
             return
-        count = min(len(self.surface), self.builder.draw(_range(1, 3)))
-        shadowed = self.surface[-count:]
+        first = self.builder.draw(_range(0, len(self.surface) - 1))
+        last = min(len(self.surface) - 1, first + self.builder.draw(_range(0, 2)))
+        shadowed = self.surface[first : last + 1]
         data = s.user_message(self.builder.fresh("m"), "summary")
         data["source"] = {"kind": "plugin", "plugin": "compactor"}
         surface_op = {"op": "replace", "start": shadowed[0], "end": shadowed[-1]}
         op = s.session_append("user/message", data, surface_op=surface_op, source_seqs=shadowed)
-        self.append(op, replaced=count)
+        self.builder.ops.append(op)
+        self.surface[first : last + 1] = [self.seq]
+        self.seq += 1
 
     def invalid(self) -> None:
         """An append that breaks exactly one rule: nothing changes."""
@@ -659,6 +669,7 @@ def _family(draw: st.DrawFn, family: str) -> list[Json]:
         builder.configure()
     if family == "registry":
         builder.steps(_Builder.REGISTRY_STEPS, 14)
+        builder.finish()
     elif family == "session":
         builder.session_steps()
     else:

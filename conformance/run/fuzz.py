@@ -15,6 +15,7 @@ arguments or an implementation that cannot start.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -42,6 +43,13 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--budget", type=_seconds, default=60.0, metavar="SECONDS")
     parser.add_argument("--seed", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also stop after N scenarios (a budget that does not depend on the machine)",
+    )
     parser.add_argument(
         "--database",
         metavar="PATH",
@@ -81,6 +89,7 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         database=database_at(args.database),
         families=families,
         shrink_budget=args.shrink_budget,
+        examples=math.inf if args.examples is None else args.examples,
     )
     for side in (impl, against):
         side.check_schema = True
