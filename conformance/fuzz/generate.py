@@ -154,6 +154,9 @@ class _Builder:
         self.numbers = itertools.count(1)
         self.observer_pending = False
         self.has_tools = False
+        #: Context registrations that may have been accepted: releasing one between turns is a
+        #: runtime-context change (LOOP-RUNTIME-CONTEXT: the cleared marker, a new snapshot).
+        self.contexts: list[str] = []
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -240,6 +243,8 @@ class _Builder:
             if table is not None:
                 self.names[key] = op["handle"]
             self.releasable.append(op["handle"])
+            if table == "contexts":
+                self.contexts.append(op["handle"])
 
     def release(self, handle: str) -> None:
         self.ops.append(s.release(handle))
@@ -249,7 +254,7 @@ class _Builder:
 
     def section(self) -> None:
         layer, name = self.layer(), self.pick(SECTION_NAMES)
-        complete = self.chance(5)
+        complete = self.chance(8)
         op = s.section(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
         if complete:
             op["complete"] = True
@@ -280,6 +285,10 @@ class _Builder:
 
     def suppressor(self) -> None:
         self.register(s.suppressor(self.fresh("h"), layer=self.layer()), None)
+
+    def release_context(self) -> None:
+        if self.contexts:
+            self.release(self.pick(self.contexts))
 
     def release_step(self) -> None:
         if self.releasable:
@@ -385,7 +394,7 @@ class _Builder:
         (4, "context"),
         (5, "variable"),
         (4, "tools"),
-        (1, "suppressor"),
+        (2, "suppressor"),
         (3, "release_step"),
         (1, "dispose_scope"),
         (1, "change_observer"),
@@ -502,11 +511,14 @@ class _Builder:
         (2, "agent_listener"),
         (3, "open_gate"),
         (3, "context"),
+        (2, "release_context"),
         (2, "section"),
         (1, "tools"),
         (2, "release_step"),
         (1, "variable"),
         (1, "observe"),
+        (1, "counts"),
+        (1, "received"),
     )
 
     def steps(self, table: tuple[tuple[int, str], ...], most: int) -> None:
