@@ -116,13 +116,28 @@ def _log_contracts(divergence: Divergence, index: int) -> list[str]:
     expected = divergence.expected[index]
     observed = divergence.observed[index] if isinstance(divergence.observed, list) else None
     got = LoopView(observed).log if isinstance(observed, dict) and "log" in observed else []
-    for want, have in zip(expected.get("log", []), got, strict=False):
+    log = expected.get("log", [])
+    for position, (want, have) in enumerate(zip(log, got, strict=False)):
         if want != have:
-            return _event_contracts(want)
-    if len(expected.get("log", [])) != len(got):
-        longer = expected["log"] if len(expected["log"]) > len(got) else got
-        return _event_contracts(longer[min(len(got), len(expected["log"]))])
+            return _event_contracts(want) + _retried(log[:position])
+    if len(log) != len(got):
+        longer = log if len(log) > len(got) else got
+        position = min(len(got), len(log))
+        return _event_contracts(longer[position]) + _retried(log[:position])
     return ["LOGGEDLOOP-REQUEST-INVARIANT", "ROOT-MODEL"]
+
+
+def _retried(before: list[Json]) -> list[str]:
+    """The retry contracts, when the step the difference is in had a failed attempt."""
+    for event in reversed(before):
+        if event.get("type") == "step/start":
+            return []
+        chunk = (
+            event.get("data", {}).get("chunk") if event.get("type") == "assistant/chunk" else None
+        )
+        if isinstance(chunk, dict) and chunk.get("reason", {}).get("kind") == "error":
+            return ["PROMPT-RETRY-BOUNDARY", "LOOP-REQUEST-ERROR-TEST"]
+    return []
 
 
 def _event_contracts(event: Json) -> list[str]:

@@ -94,6 +94,7 @@ VARIABLE_NAMES: Final = ("x", "y", "1x")
 #: Code-unit order differs from code-point order between the last two (U+FF5A, U+1D4B3).
 TOOL_NAMES: Final = ("t", "u", "\uff5a", "\U0001d4b3")
 ORDERS: Final = (0, 1, 2.5, -0.0, -1, "NaN", "Infinity")
+LOOP_TEXTS: Final = ("now", "later", "", "x={{x}}")
 TEXTS: Final = ("", "plain", "x={{x}}", "{{y}}", "{{x}", "{{{x}}}", "{{ x }}", "a {{ b", "{{1x}}")
 VALUES: Final = ("v", "", None, "{{x}}", "w")
 CONFIGS: Final = (
@@ -154,6 +155,8 @@ class _Builder:
         self.numbers = itertools.count(1)
         self.observer_pending = False
         self.has_tools = False
+        #: Section and context texts: in a loop, mostly ones that render, so that turns run.
+        self.texts: tuple[str, ...] = TEXTS
         #: Context registrations that may have been accepted: releasing one between turns is a
         #: runtime-context change (LOOP-RUNTIME-CONTEXT: the cleared marker, a new snapshot).
         self.contexts: list[str] = []
@@ -218,7 +221,7 @@ class _Builder:
         return s.variable(handle, "z", {"returns": "zv"}, layer=layer)
 
     def text(self) -> Json:
-        return self.provider(TEXTS) if self.chance(40) else self.pick(TEXTS)
+        return self.provider(self.texts) if self.chance(40) else self.pick(self.texts)
 
     def schema(self) -> Json:
         schema = s.schema(
@@ -341,7 +344,7 @@ class _Builder:
 
     def assemble(self) -> None:
         name = self.fresh("as")
-        op = s.assemble(name, scope=self.scope(self.pick([None, *SCOPES])))
+        op = s.assemble(name, scope=self.scope(self.pick([None, *SCOPES, *self.agents])))
         if self.chance(10):
             op["aborted"] = True
         self.ops.append(op)
@@ -404,6 +407,7 @@ class _Builder:
         (2, "await_or_abort"),
         (1, "counts"),
         (1, "received"),
+        (1, "assemble"),
     )
 
     # -- session steps ------------------------------------------------------------------------
@@ -519,6 +523,7 @@ class _Builder:
         (1, "observe"),
         (1, "counts"),
         (1, "received"),
+        (1, "assemble"),
     )
 
     def steps(self, table: tuple[tuple[int, str], ...], most: int) -> None:
@@ -685,6 +690,7 @@ def _family(draw: st.DrawFn, family: str) -> list[Json]:
     elif family == "session":
         builder.session_steps()
     else:
+        builder.texts = LOOP_TEXTS
         builder.agent()
         builder.steps(_Builder.LOOP_STEPS, 12)
         builder.ops += [lp.observe(agent) for agent in builder.agents]
