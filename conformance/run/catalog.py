@@ -266,7 +266,7 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     documents: dict[str, Json] = {}
     index: list[dict[str, Json]] = []
     for case in chosen:
-        name = re.sub(r"[^\w.-]+", "__", case.id) + ".json"
+        name = file_name(case.id) + ".json"
         if name in documents or name in _EXPORT_FILES or name == "index.json":
             raise ValueError(f"case {case.id!r} would overwrite {name}")
         documents[name] = exported_case(case)
@@ -303,6 +303,11 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     return len(chosen)
 
 
+def file_name(case_id: str) -> str:
+    """A case id as a file name: ``/`` (and anything else unsafe) becomes ``__``."""
+    return re.sub(r"[^\w.-]+", "__", case_id)
+
+
 def exported_case(case: Case) -> dict[str, Json]:
     """One case file: the exact ``run`` message the suite sends, and per op of it the comparison
     rule and the expectation (``null``: not checked)."""
@@ -330,5 +335,5 @@ def _summary(case: Case) -> dict[str, Json]:
     }
 
 
-def _write(path: Path, document: Json) -> None:
-    path.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")
+def _write(path: Path, content: Json) -> None:
+    path.write_text(dumps(content, indent=2) + "\n", encoding="utf-8")

@@ -75,6 +75,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "export-cases": export_cases,
     "check-log": _subcommand("check_log"),
     "summary": _subcommand("summary"),
+    "fuzz": _subcommand("fuzz"),
 }
 
 _USAGE: Final = """\
@@ -83,6 +84,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
+       dsh-conformance fuzz --impl SPEC          generated scenarios until a divergence, shrunk
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 

@@ -1,0 +1,187 @@
+"""Running generated scenarios within a budget, stopping at the first divergence, shrinking it.
+
+Each scenario is sent to the other implementation first (``against``, the reference model by
+default). A scenario it cannot run (``errored``: a release of a handle whose registration was
+rejected, a render of an assembly that produced none) uses the protocol outside what it defines:
+it is discarded, not judged (`hypothesis.reject`). Otherwise the implementation under test runs
+it, and both oracles judge (`conformance.fuzz.oracles`). The first divergence is shrunk by
+Hypothesis to a minimal op sequence; its examples are kept in a database of the suite's own (see
+`default_database`), replayed first on the next run.
+
+A run is a series of Hypothesis batches seeded ``seed``, ``seed + 1``, …, until the budget is
+spent: a fixed seed makes a run reproducible (with the database switched off, or empty).
+Shrinking gets a budget of its own; once it is spent, scenarios not yet run count as passing, so
+the shrinker settles at once on the smallest divergence it has.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from hypothesis import HealthCheck, Phase, given, reject, seed, settings
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+
+from ..harness.transport import Implementation
+from ..judge.jsontext import dumps
+from .generate import FAMILIES, REQUIRES, scenarios
+from .oracles import differences, expectations, self_check
+
+Json = Any
+#: Examples per Hypothesis batch: the budget is checked between batches.
+BATCH: Final = 100
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One scenario on which the implementation broke a rule or differed from ``against``."""
+
+    family: str
+    ops: list[Json]
+    #: The expectation of each op, from ``against``'s observations (`oracles.expectation`).
+    expected: list[Json]
+    observed: Json
+    #: ``(op index, what differs)`` of the differential oracle; index -1: not one op.
+    differences: list[tuple[int, str]]
+    #: ``(op index, contract ID, what is wrong)`` of the self-check oracle.
+    violations: list[tuple[int, str, str]]
+    #: Why the implementation produced no observations (``errored``), or ``None``.
+    errored: str | None = None
+
+    def problems(self) -> list[str]:
+        found = [f"errored: {self.errored}"] if self.errored else []
+        return found + [text for _, text in self.differences] + [t for *_, t in self.violations]
+
+
+@dataclass
+class Run:
+    """What a fuzzing run did."""
+
+    examples: int = 0
+    discarded: int = 0
+    seconds: float = 0.0
+    first: Divergence | None = None
+    #: Seconds from the start to the first divergence, and its number of ops before shrinking.
+    first_seconds: float | None = None
+    shrunk: Divergence | None = None
+    families: tuple[str, ...] = field(default=())
+
+
+class _Diverged(Exception):
+    def __init__(self, divergence: Divergence) -> None:
+        super().__init__("\n".join(divergence.problems()))
+        self.divergence = divergence
+
+
+def default_database() -> Path:
+    """``$XDG_CACHE_HOME/dsh-conformance/fuzz`` (``~/.cache/...``): the suite's own place,
+    never the directory the command is run from."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(cache) / "dsh-conformance" / "fuzz"
+
+
+def families_for(*capabilities: frozenset[str]) -> tuple[str, ...]:
+    """The families every implementation can run (each declares what the family needs)."""
+    return tuple(
+        family
+        for family in FAMILIES
+        if all(set(REQUIRES[family]) <= declared for declared in capabilities)
+    )
+
+
+def judge(
+    impl: Implementation, against: Implementation, family: str, ops: list[Json]
+) -> Divergence | None:
+    """Run ``ops`` on both; ``None`` if the oracles are satisfied. Rejects (discards) the
+    scenario when ``against`` cannot run it."""
+    reference = against.run("fuzz/generated", {"ops": ops})
+    if reference.kind != "observed":
+        reject()
+    expected = expectations(ops, reference.observations)
+    own = impl.run("fuzz/generated", {"ops": ops})
+    if own.kind == "skipped":
+        reject()
+    if own.kind == "errored":
+        context = dumps(own.context)[:2000] if own.context is not None else ""
+        return Divergence(family, ops, expected, None, [], [], f"{own.reason} {context}".strip())
+    found = differences(ops, expected, own.observations)
+    violations = self_check(ops, own.observations)
+    if not found and not violations:
+        return None
+    return Divergence(family, ops, expected, own.observations, found, violations)
+
+
+def fuzz(
+    impl: Implementation,
+    against: Implementation,
+    *,
+    budget: float,
+    seed_value: int,
+    database: ExampleDatabase | None,
+    families: tuple[str, ...],
+    shrink_budget: float = 60.0,
+    examples: float = math.inf,
+) -> Run:
+    """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
+    that does not depend on the machine's speed) or until the first divergence, then shrink it."""
+    run = Run(families=families)
+    verdicts: dict[str, Divergence | None] = {}
+    start = time.monotonic()
+
+    def check(scenario: tuple[str, list[Json]]) -> None:
+        family, ops = scenario
+        key = dumps(ops)
+        elapsed = time.monotonic() - start
+        if key in verdicts:
+            verdict = verdicts[key]
+        elif run.first_seconds is None and (elapsed > budget or run.examples >= examples):
+            return  # the budget is spent: the batch runs out without running anything
+        elif run.first_seconds is not None and elapsed > run.first_seconds + shrink_budget:
+            return  # the shrinking budget is spent: what has not run counts as passing
+        else:
+            run.examples += 1
+            try:
+                verdict = judge(impl, against, family, ops)
+            except BaseException:
+                run.discarded += 1
+                raise
+            verdicts[key] = verdict
+        if verdict is not None:
+            if run.first is None:
+                run.first, run.first_seconds = verdict, time.monotonic() - start
+            raise _Diverged(verdict)
+
+    batch = 0
+    while time.monotonic() - start < budget and run.examples < examples:
+        phases = [Phase.generate, Phase.shrink]
+        if batch == 0:
+            phases.insert(0, Phase.reuse)
+        configured = settings(
+            database=database,
+            max_examples=BATCH,
+            deadline=None,
+            phases=phases,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+            print_blob=False,
+        )
+        test = seed(seed_value + batch)(configured(given(scenarios(families))(check)))
+        try:
+            test()
+        except _Diverged as diverged:
+            run.shrunk = diverged.divergence
+            break
+        batch += 1
+    run.seconds = time.monotonic() - start
+    return run
+
+
+def database_at(path: str | None) -> ExampleDatabase | None:
+    """``None`` (``--database none``), an explicit directory, or `default_database`."""
+    if path == "none":
+        return None
+    return DirectoryBasedExampleDatabase(str(Path(path) if path else default_database()))

@@ -1,0 +1,729 @@
+"""Hypothesis strategies for whole scenarios: op sequences over the protocol's 1.1 ops.
+
+Three families, each a strategy of op lists (`scenarios`):
+
+- ``registry``: scopes, the five kinds of registration in any layer, releases, scope disposal,
+  change observers that throw, waterfall listeners (``before`` and after edits, short-circuits,
+  blocking on gates), providers whose first evaluation registers or releases (edits in the middle
+  of an assembly), assemblies (aborted, awaited), renders, mutations, counts and calls received;
+- ``session``: appends (valid ones, and ones that break exactly one append rule), surface
+  replaces, runtime-context snapshots, the projection, header canonical form and equality;
+- ``loop``: up to two agents over the shared registry, with scripted replies (answers, tool calls,
+  failures, streams cut off or waiting for the abort), tool results, pre-step and request-error
+  decisions (some waiting on gates), follow-ups, steers, cancels and disposals at every point the
+  protocol can hold a turn (a gated listener, a waiting stream, a waiting decision), edits of the
+  agent's layer between turns (runtime context, sections, tools), compaction, and a second agent
+  seeded with the first one's log (a new loop instance over it).
+
+Scenarios are drawn step by step by a builder that knows the names it created, so every op refers
+to something that exists and a shrunk scenario stays well-formed: deleting a step deletes what
+refers to it too. What the builder cannot know before running (whether a registration was
+rejected, whether an assembly produced one) is settled by the engine, which discards a scenario
+the differential implementation cannot run (`conformance.fuzz.engine`). Generation stays inside
+what CONTRACTS.md decides: `AVOIDED` lists what it leaves out and why.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from ..scenarios import loopscenario as lp
+from ..scenarios import scenario as s
+
+Json = Any
+
+#: What generation never produces, each with the CONTRACTS.md rule that leaves its outcome open.
+AVOIDED: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "configuration keys the loader does not know",
+        'PROMPT-REGISTRY-CONTRACT: "Unknown configuration keys are implementation-defined (the '
+        'upstream ignores them); the suite does not test them."',
+    ),
+    (
+        "integer-like keys in a tool schema's `parameters`",
+        "PROMPT-ASSEMBLY-PIPELINE step 3: an implementation whose objects put integer-like keys "
+        'first "may reorder those, so no check depends on the order of integer-like keys".',
+    ),
+    (
+        "providers that block (`waitFor` on a PROVIDER); blocking is done by listeners",
+        'DESIGN-SCOPED-LAYERS: providers may be synchronous, an implementation "MAY also accept '
+        'asynchronous ones"; "Anything that must happen while assembly is blocked ... is '
+        'specified through a blocked listener."',
+    ),
+    (
+        "a session append that breaks two append rules at once",
+        'ROOT-MODEL, "The session log": the order the rules are checked in is fixed for a seed '
+        '("A seed is checked for `session-non-json` first, then ...") but not for an append, so '
+        "which kind such an append names is open.",
+    ),
+    (
+        "invalid configurations (`configure` that fails) followed by more ops",
+        "PROMPT-REGISTRY-CONTRACT and PROMPT-TOOL-ORDER fix the error kind of a bad `toolOrder`, "
+        "not which registry the scenario goes on with afterwards.",
+    ),
+    (
+        "a tool call without a scripted result, and a request beyond the scripted replies",
+        "ROOT-MODEL leaves the tool runner and the model to the host: CONTRACTS.md says nothing "
+        "of a tool call the host cannot answer, and a request beyond the script fails with a "
+        "message of the harness's own, free text that a log comparison would see (failure "
+        "messages are never compared).",
+    ),
+    (
+        "follow-ups, steers, cancels and compaction addressed to a disposed agent",
+        'PROMPT-CANCEL-TEST names owner disposal only as a cancel cause ({kind: "disposed"}); '
+        "what a disposed agent does with later messages is not decided.",
+    ),
+    (
+        "negative zero, NaN or infinities in a call configuration",
+        'ROOT-MODEL, "The session log": "numbers are finite and never negative zero" in a log, '
+        "and a header is logged from the configuration, so such a configuration cannot be logged "
+        "and the contracts say nothing of what a loop does then.",
+    ),
+)
+
+SCOPES: Final = ("s1", "s2")
+AGENTS: Final = ("a1", "a2")
+SECTION_NAMES: Final = ("a", "b", s.IDENTITY_NAME)
+CONTEXT_NAMES: Final = ("c", "d")
+VARIABLE_NAMES: Final = ("x", "y", "1x")
+#: Code-unit order differs from code-point order between the last two (U+FF5A, U+1D4B3).
+TOOL_NAMES: Final = ("t", "u", "\uff5a", "\U0001d4b3")
+ORDERS: Final = (0, 1, 2.5, -0.0, -1, "NaN", "Infinity")
+LOOP_TEXTS: Final = ("now", "later", "", "x={{x}}")
+TEXTS: Final = ("", "plain", "x={{x}}", "{{y}}", "{{x}", "{{{x}}}", "{{ x }}", "a {{ b", "{{1x}}")
+VALUES: Final = ("v", "", None, "{{x}}", "w")
+CONFIGS: Final = (
+    {"toolOrder": ["t", "<unlisted-tools>"]},
+    {"toolOrder": ["<unlisted-tools>", "\uff5a", "t"]},
+    {"toolOrder": ["nope", "<unlisted-tools>"]},
+    {"includeRuntimeContext": False},
+    {"persona": "P {{x}}"},
+    {"includeHarnessIdentity": False},
+)
+CALL_CONFIGS: Final = (
+    lp.CONFIG,
+    {**lp.CONFIG, "temperature": 0.5, "stop": []},
+    {**lp.CONFIG, "stop": ["END"], "maxTokens": 64},
+    {"provider": "scripted", "model": "m2", "reasoningEffort": "high"},
+)
+ADAPTERS: Final = (
+    {"defaults": {"reasoningEffort": "low"}},
+    {"defaults": {"maxTokens": 100}, "contextWindow": 1000},
+    {"contextWindow": 2000},
+)
+CAUSES: Final = (lp.USER_CANCEL, {"kind": "hook", "reason": "policy"})
+
+
+@functools.cache
+def _below(count: int) -> st.SearchStrategy[int]:
+    """Strategies are built once: building one per draw was most of the generation time."""
+    return st.integers(0, count - 1)
+
+
+@functools.cache
+def _range(low: int, high: int) -> st.SearchStrategy[int]:
+    return st.integers(low, high)
+
+
+def _parameters(variant: int) -> Json:
+    """A fresh ``parameters`` object (no integer-like keys: `AVOIDED`)."""
+    if variant == 0:
+        return {"type": "object"}
+    return {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "number"}}}
+
+
+class _Builder:
+    """Draws steps and writes their ops, remembering what exists so that ops stay well-formed."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+        self.ops: list[Json] = []
+        self.scopes: list[str] = []
+        self.agents: list[str] = []
+        self.disposed: set[str] = set()
+        #: (layer, table, name) of each registration that may hold a name, and its handle.
+        self.names: dict[tuple[Json, str | None, Json], str] = {}
+        self.releasable: list[str] = []
+        self.assemblies: list[str] = []
+        self.closed_gates: list[str] = []
+        self.tracked: list[str] = []
+        self.numbers = itertools.count(1)
+        self.observer_pending = False
+        self.has_tools = False
+        #: Section and context texts: in a loop, mostly ones that render, so that turns run.
+        self.texts: tuple[str, ...] = TEXTS
+        #: Context registrations that may have been accepted: releasing one between turns is a
+        #: runtime-context change (LOOP-RUNTIME-CONTEXT: the cleared marker, a new snapshot).
+        self.contexts: list[str] = []
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def pick(self, options: Any) -> Any:
+        """One of ``options``; shrinks towards the first."""
+        options = list(options)
+        return options[self.draw(_below(len(options)))]
+
+    def chance(self, percent: int) -> bool:
+        """True with this probability; shrinks towards False."""
+        return bool(self.draw(_below(100)) >= 100 - percent)
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self.numbers)}"
+
+    def scope(self, name: str | None) -> str | None:
+        """``name``, creating it (and its parent) first if this scenario has not."""
+        if name is not None and name not in self.scopes and name not in self.agents:
+            if name == "s2":
+                self.scope("s1")
+            self.ops.append(s.scope(name, "s1" if name == "s2" else None))
+            self.scopes.append(name)
+        return name
+
+    def layer(self) -> str | None:
+        live = [agent for agent in self.agents if agent not in self.disposed]
+        return self.scope(self.pick([None, *SCOPES, *live]))
+
+    def gate(self) -> str:
+        gate = self.fresh("g")
+        self.closed_gates.append(gate)
+        return gate
+
+    def provider(self, values: tuple[Json, ...]) -> Json:
+        """A PROVIDER: counted under an id; returns, a sequence, or fails; maybe with effects."""
+        ident = self.fresh("p")
+        self.tracked.append(ident)
+        spec: Json = {"id": ident}
+        shape = self.pick(["returns"] * 6 + ["sequence"] * 2 + ["fails"])
+        if shape == "returns":
+            spec["returns"] = self.pick(values)
+        elif shape == "sequence":
+            spec["sequence"] = [self.pick(values), self.pick(values)]
+        else:
+            spec["fails"] = "boom"
+        if self.chance(15):
+            spec["effects"] = [self.effect()]
+        return spec
+
+    def effect(self) -> Json:
+        """A registration or release made by a provider's first evaluation (mid-assembly)."""
+        kind = self.pick(["variable", "section", "release"])
+        if kind == "release" and self.releasable:
+            return s.release(self.pick(self.releasable))
+        layer = self.layer()
+        handle = self.fresh("e")
+        if kind == "section":
+            return s.section(handle, "e", 3, "effect {{z}}", layer=layer)
+        return s.variable(handle, "z", {"returns": "zv"}, layer=layer)
+
+    def text(self) -> Json:
+        return self.provider(self.texts) if self.chance(40) else self.pick(self.texts)
+
+    def schema(self) -> Json:
+        schema = s.schema(
+            self.pick(TOOL_NAMES), self.pick(["", "d"]), _parameters(self.pick([0, 1]))
+        )
+        if self.chance(20):
+            schema["extra"] = 1
+        return schema
+
+    def register(self, op: Json, table: str | None) -> None:
+        """Append a ``register`` op; its handle is releasable when it cannot have been rejected."""
+        key = (op.get("layer"), table, op.get("name"))
+        rejected = (
+            (table is not None and key in self.names)
+            or op.get("order") in ("NaN", "Infinity")
+            or op.get("name") == "1x"
+            or self.observer_pending
+        )
+        self.observer_pending = False
+        self.ops.append(op)
+        if not rejected:
+            if table is not None:
+                self.names[key] = op["handle"]
+            self.releasable.append(op["handle"])
+            if table == "contexts":
+                self.contexts.append(op["handle"])
+
+    def release(self, handle: str) -> None:
+        self.ops.append(s.release(handle))
+        self.names = {key: held for key, held in self.names.items() if held != handle}
+
+    # -- registry steps -----------------------------------------------------------------------
+
+    def section(self) -> None:
+        layer, name = self.layer(), self.pick(SECTION_NAMES)
+        complete = self.chance(8)
+        op = s.section(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
+        if complete:
+            op["complete"] = True
+        self.register(op, "sections")
+
+    def context(self) -> None:
+        layer, name = self.layer(), self.pick(CONTEXT_NAMES)
+        op = s.context(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
+        self.register(op, "contexts")
+
+    def variable(self) -> None:
+        layer, name = self.layer(), self.pick(VARIABLE_NAMES)
+        self.register(
+            s.variable(self.fresh("h"), name, self.provider(VALUES), layer=layer), "variables"
+        )
+
+    def tools(self) -> None:
+        layer = self.layer()
+        schemas = [self.schema() for _ in range(self.draw(_range(1, 3)))]
+        toolset = s.toolset(*schemas)
+        if self.chance(25):
+            toolset["knownNames"] = [self.pick(TOOL_NAMES), "nope"]
+        if self.chance(5):
+            toolset["schemas"].append(s.schema("<unlisted-tools>"))
+        provider = self.provider((toolset,))
+        self.has_tools = True
+        self.register(s.tools(self.fresh("h"), provider, layer=layer), None)
+
+    def suppressor(self) -> None:
+        self.register(s.suppressor(self.fresh("h"), layer=self.layer()), None)
+
+    def release_context(self) -> None:
+        if self.contexts:
+            self.release(self.pick(self.contexts))
+
+    def release_step(self) -> None:
+        if self.releasable:
+            self.release(self.pick(self.releasable))
+
+    def dispose_scope(self) -> None:
+        if self.scopes:
+            name = self.pick(self.scopes)
+            self.ops.append(s.dispose(name))
+            self.names = {key: held for key, held in self.names.items() if key[0] != name}
+
+    def change_observer(self) -> None:
+        """An observer that throws once: the next registration is rolled back."""
+        self.ops.append(s.change_observer("observer failed"))
+        self.observer_pending = True
+        self.section()
+
+    def edit(self) -> Json:
+        kind = self.pick(["append", "remove", "reverse", "replace", "retext", "set-variable"])
+        if kind == "append":
+            target = self.pick(["sections", "contexts", "tools"])
+            item = self.schema() if target == "tools" else s.entry("l", "listed {{x}}")
+            return s.append(target, item)
+        if kind == "remove":
+            return {"remove": "sections", "name": self.pick(SECTION_NAMES)}
+        if kind == "reverse":
+            return {"reverse": self.pick(["sections", "contexts", "tools"])}
+        if kind == "replace":
+            return {"replace": "sections", "items": [s.entry("r", "replaced")]}
+        if kind == "retext":
+            return {"retext": "sections", "name": self.pick(SECTION_NAMES), "text": "retexted"}
+        return s.set_variable(self.pick(VARIABLE_NAMES[:2]), self.pick(["lv", None]))
+
+    def listen(self, scope: str | None = None, gated: bool | None = None) -> None:
+        ident = self.fresh("l")
+        self.tracked.append(ident)
+        listener: Json = {"id": ident}
+        if self.chance(30) if gated is None else gated:
+            listener["waitFor"] = {"gate": self.gate()}
+        if self.chance(30):
+            listener["before"] = [self.edit()]
+        if self.chance(20):
+            listener["callNext"] = False
+        if self.chance(60):
+            listener["edits"] = [self.edit() for _ in range(self.draw(_range(1, 2)))]
+        handle = self.fresh("h")
+        target = self.layer() if scope is None else scope
+        self.ops.append(s.listen(handle, listener, scope=target))
+        self.releasable.append(handle)
+
+    def assemble(self) -> None:
+        name = self.fresh("as")
+        op = s.assemble(name, scope=self.scope(self.pick([None, *SCOPES, *self.agents])))
+        if self.chance(10):
+            op["aborted"] = True
+        self.ops.append(op)
+        self.assemblies.append(name)
+        for follow in self.draw(_FOLLOWS):
+            if follow == "render":
+                self.ops.append(s.render(name))
+            elif follow == "context":
+                self.ops.append(s.render_context(name))
+            elif self.has_tools:
+                path: list[str | int] = ["tools", 0, "parameters", "properties"]
+                self.ops.append(s.mutate(name, path, set={"k": {"type": "string"}}))
+
+    def open_gate(self) -> None:
+        if self.closed_gates:
+            gate = self.pick(self.closed_gates)
+            self.closed_gates.remove(gate)
+            self.ops.append(s.open_gate(gate))
+
+    def await_or_abort(self) -> None:
+        if self.assemblies:
+            name = self.pick(self.assemblies)
+            if self.chance(50):
+                self.ops.append(s.await_(name))
+            else:
+                self.ops.append(s.abort(name, self.pick(CAUSES)))
+
+    def counts(self) -> None:
+        self.ops.append(s.counts())
+
+    def received(self) -> None:
+        if self.tracked:
+            self.ops.append(s.received(self.pick(self.tracked)))
+
+    def finish(self) -> None:
+        """Open every gate, then assemble and render in the global scope and every scope
+        created, and count: most of what a registry scenario did shows in these observations."""
+        for gate in self.closed_gates:
+            self.ops.append(s.open_gate(gate))
+        for scope in (None, *self.scopes):
+            name = self.fresh("as")
+            self.ops += [s.assemble(name, scope=scope), s.render(name), s.render_context(name)]
+        self.ops.append(s.counts())
+
+    def configure(self) -> None:
+        self.ops.append(s.configure(dict(self.pick(CONFIGS))))
+
+    REGISTRY_STEPS: Final[tuple[tuple[int, str], ...]] = (
+        (6, "section"),
+        (4, "context"),
+        (5, "variable"),
+        (4, "tools"),
+        (2, "suppressor"),
+        (3, "release_step"),
+        (1, "dispose_scope"),
+        (1, "change_observer"),
+        (3, "listen"),
+        (6, "assemble"),
+        (2, "open_gate"),
+        (2, "await_or_abort"),
+        (1, "counts"),
+        (1, "received"),
+        (1, "assemble"),
+    )
+
+    # -- session steps ------------------------------------------------------------------------
+
+    def session_steps(self) -> None:
+        session = _Session(self)
+        for _ in range(self.draw(_range(1, 12))):
+            step: Callable[[], None] = getattr(session, self.pick(_Session.STEPS))
+            step()
+        self.ops.append(s.session_log())
+        self.ops.append(s.session_surface())
+
+    # -- loop steps ---------------------------------------------------------------------------
+
+    def live_agents(self) -> list[str]:
+        return [agent for agent in self.agents if agent not in self.disposed]
+
+    def agent(self) -> None:
+        if len(self.agents) == len(AGENTS):
+            return
+        name = AGENTS[len(self.agents)]
+        replies = [self.reply() for _ in range(self.draw(_range(0, 4)))]
+        calls = sum(1 for reply in replies if _is_call(reply))
+        results = [
+            lp.tool_result("r", is_error=self.chance(20), concludes=self.chance(20))
+            for _ in range(calls)
+        ]
+        decisions = [self.pick(["default", "default", "reject", "empty"]) for _ in range(2)]
+        actions: list[Json] = []
+        for _ in range(self.draw(_range(0, 2))):
+            action = self.pick(["retry", "end"])
+            actions.append(lp.after_gate(self.gate(), action) if self.chance(25) else action)
+        options: Json = {
+            "model": replies,
+            "config": self.pick(CALL_CONFIGS),
+            "tools": results,
+            "pre_step": decisions if self.chance(25) else None,
+            "request_error": actions,
+        }
+        if self.chance(25):
+            options["adapter"] = self.pick(ADAPTERS)
+        if self.agents and self.chance(50):
+            options["seed"] = {"agent": self.agents[0]}
+        if self.chance(20):
+            options["parent"] = self.scope("s1")
+        self.ops.append(lp.agent(name, **options))
+        self.agents.append(name)
+
+    def reply(self) -> Json:
+        kind = self.pick(["answer", "answer", "call", "call", "fails", "partial", "cut", "usage"])
+        if kind == "answer":
+            return lp.answer(self.pick(["hi", "ok"]))
+        if kind == "usage":
+            return lp.answer("u", usage={"inputTokens": 3, "outputTokens": 1})
+        if kind == "call":
+            return lp.tool_call(self.fresh("c"), self.pick(TOOL_NAMES[:2]), '{"a":1}')
+        if kind == "fails":
+            return lp.fails(self.pick(["SERVER", "RATE_LIMIT"]))
+        if kind == "partial":
+            return lp.partial("par", wait_gate=self.gate() if self.chance(30) else None)
+        answer = lp.answer("cut")
+        answer["chunks"][-1] = {"type": "finish", "reason": {"kind": "max-tokens"}}
+        return answer
+
+    def message(self) -> None:
+        live = self.live_agents()
+        if live:
+            builder = lp.followup if self.chance(60) else lp.steer
+            self.ops.append(builder(self.pick(live), self.pick(["hello", "more", "2+2?"])))
+
+    def cancel(self) -> None:
+        live = self.live_agents()
+        if live:
+            self.ops.append(lp.cancel(self.pick(live), self.pick(CAUSES)))
+
+    def dispose_agent(self) -> None:
+        live = self.live_agents()
+        if live:
+            name = self.pick(live)
+            self.ops.append(lp.dispose(name))
+            self.disposed.add(name)
+
+    def compact(self) -> None:
+        live = self.live_agents()
+        if live:
+            start = self.draw(_range(0, 4))
+            end = start + self.draw(_range(0, 2))
+            self.ops.append(lp.compact(self.pick(live), start, end))
+
+    def agent_listener(self) -> None:
+        live = self.live_agents()
+        if live:
+            self.listen(scope=self.pick(live), gated=True)
+
+    def observe(self) -> None:
+        if self.agents:
+            self.ops.append(lp.observe(self.pick(self.agents)))
+
+    LOOP_STEPS: Final[tuple[tuple[int, str], ...]] = (
+        (3, "agent"),
+        (6, "message"),
+        (2, "cancel"),
+        (1, "dispose_agent"),
+        (1, "compact"),
+        (2, "agent_listener"),
+        (3, "open_gate"),
+        (3, "context"),
+        (2, "release_context"),
+        (2, "section"),
+        (1, "tools"),
+        (2, "release_step"),
+        (1, "variable"),
+        (1, "observe"),
+        (1, "counts"),
+        (1, "received"),
+        (1, "assemble"),
+    )
+
+    def steps(self, table: tuple[tuple[int, str], ...], most: int) -> None:
+        names = [name for weight, name in table for _ in range(weight)]
+        for _ in range(self.draw(_range(1, most))):
+            step: Callable[[], None] = getattr(self, self.pick(names))
+            step()
+
+
+def _is_call(reply: Json) -> bool:
+    return any(chunk.get("blockType") == "tool-call" for chunk in reply["chunks"])
+
+
+class _Session:
+    """The session family: the builder tracks seqs and the surface, since every append it
+    makes is either valid or breaks exactly one rule (`AVOIDED`)."""
+
+    STEPS: Final = (
+        "user",
+        "user",
+        "snapshot",
+        "header",
+        "replace",
+        "invalid",
+        "invalid",
+        "start_projection",
+        "project",
+        "project",
+        "observe",
+        "canonical",
+        "equal",
+    )
+
+    def __init__(self, builder: _Builder) -> None:
+        self.builder = builder
+        self.seq = 0
+        self.surface: list[int] = []
+        self.projecting = False
+
+    def append(self, op: Json, *, on_surface: bool = True) -> None:
+        self.builder.ops.append(op)
+        if on_surface:
+            self.surface.append(self.seq)
+        self.seq += 1
+
+    def user(self) -> None:
+        data = s.user_message(self.builder.fresh("m"), self.builder.pick(["hi", "yo"]))
+        self.append(s.session_append("user/message", data, surface_op="append"))
+
+    def sections(self) -> list[Json]:
+        pool = [s.entry("c", "now"), s.entry("c", "later"), s.entry("d", "")]
+        return [entry for entry in pool if self.builder.chance(50)]
+
+    def snapshot(self) -> None:
+        sections = [entry for entry in self.sections() if entry["text"]]
+        if not sections:
+            data = s.user_message(self.builder.fresh("m"), s.RUNTIME_CONTEXT_CLEARED)
+            data["source"] = s.snapshot_source()
+        else:
+            text = s.snapshot_text(*(entry["text"] for entry in sections))
+            data = s.user_message(self.builder.fresh("m"), text)
+            data["source"] = s.snapshot_source(*sections)
+        self.append(s.session_append("user/message", data, surface_op="append"))
+
+    def header(self) -> None:
+        data = {"header": self.header_value(), "reason": self.builder.pick(["initial", "change"])}
+        self.append(s.session_append("request/header", data), on_surface=False)
+
+    def header_value(self) -> Json:
+        pick, chance = self.builder.pick, self.builder.chance
+        config = dict(pick(CALL_CONFIGS))
+        if chance(30):
+            config = dict(reversed(list(config.items())))
+        value: Json = {"config": config}
+        if chance(40):
+            value["system"] = pick(["", "S"])
+        if chance(40):
+            value["tools"] = pick([[], [s.schema("t", "", _parameters(1))]])
+        if chance(20) and "reasoningEffort" in config:
+            value["adapterDefaults"] = {"reasoningEffort": True}
+        return value
+
+    def replace(self) -> None:
+        """A summary replacing one to three consecutive surface nodes, citing each of them."""
+        if not self.surface:
+            return
+        first = self.builder.draw(_range(0, len(self.surface) - 1))
+        last = min(len(self.surface) - 1, first + self.builder.draw(_range(0, 2)))
+        shadowed = self.surface[first : last + 1]
+        data = s.user_message(self.builder.fresh("m"), "summary")
+        data["source"] = {"kind": "plugin", "plugin": "compactor"}
+        surface_op = {"op": "replace", "start": shadowed[0], "end": shadowed[-1]}
+        op = s.session_append("user/message", data, surface_op=surface_op, source_seqs=shadowed)
+        self.builder.ops.append(op)
+        self.surface[first : last + 1] = [self.seq]
+        self.seq += 1
+
+    def invalid(self) -> None:
+        """An append that breaks exactly one rule: nothing changes."""
+        data = s.user_message(self.builder.fresh("m"), "bad")
+        kind = self.builder.pick(["required", "forbidden", "legacy", "nonjson", "range", "cites"])
+        if kind == "required":
+            op = s.session_append("user/message", data)
+        elif kind == "forbidden":
+            header = {"header": {"config": dict(lp.CONFIG)}, "reason": "initial"}
+            op = s.session_append("request/header", header, surface_op="append")
+        elif kind == "legacy":
+            op = s.session_append("request/header", {"header": {}, "reason": "fallback"})
+        elif kind == "nonjson":
+            inject = [s.inject(["data", "extra"], self.builder.pick(["NaN", "-0", "undefined"]))]
+            op = s.session_append("user/message", data, surface_op="append", inject=inject)
+        elif kind == "range":
+            surface_op = {"op": "replace", "start": self.seq + 5, "end": self.seq + 5}
+            op = s.session_append("user/message", data, surface_op=surface_op, source_seqs=[0])
+        else:
+            if len(self.surface) < 2:
+                return
+            start, end = self.surface[-2], self.surface[-1]
+            surface_op = {"op": "replace", "start": start, "end": end}
+            op = s.session_append("user/message", data, surface_op=surface_op, source_seqs=[end])
+        self.builder.ops.append(op)
+
+    def start_projection(self) -> None:
+        self.builder.ops.append(s.projection_start())
+        self.projecting = True
+
+    def project(self) -> None:
+        if not self.projecting:
+            self.start_projection()
+        self.builder.ops.append(s.project([e for e in self.sections() if e["text"]]))
+
+    def observe(self) -> None:
+        self.builder.ops.append(self.builder.pick([s.session_messages(), s.session_header()]))
+
+    def canonical(self) -> None:
+        self.builder.ops.append(s.header_canonical(self.header_value()))
+
+    def equal(self) -> None:
+        a = self.header_value()
+        b = dict(a) if self.builder.chance(50) else self.header_value()
+        if self.builder.chance(50):
+            b["config"] = {**b["config"], "stop": []}
+        self.builder.ops.append(s.header_equal(a, b))
+
+
+_FOLLOWS: Final = st.lists(st.sampled_from(["render", "context", "mutate"]), max_size=3)
+FAMILIES: Final = ("registry", "session", "loop")
+#: The capabilities each family's ops need.
+REQUIRES: Final[dict[str, tuple[str, ...]]] = {
+    "registry": ("registry", "registry-1.1"),
+    "session": ("session",),
+    "loop": ("registry", "registry-1.1", "loop"),
+}
+
+
+@st.composite
+def _family(draw: st.DrawFn, family: str) -> list[Json]:
+    builder = _Builder(draw)
+    if family != "session" and builder.chance(20):
+        builder.configure()
+    if family == "registry":
+        builder.steps(_Builder.REGISTRY_STEPS, 14)
+        builder.finish()
+    elif family == "session":
+        builder.session_steps()
+    else:
+        builder.texts = LOOP_TEXTS
+        builder.agent()
+        builder.steps(_Builder.LOOP_STEPS, 12)
+        builder.ops += [lp.observe(agent) for agent in builder.agents]
+        _pad_scripts(builder.ops)
+    return [_without_expect(op) for op in builder.ops]
+
+
+def _pad_scripts(ops: list[Json]) -> None:
+    """Give each agent a text answer for every request its scenario can make beyond its drawn
+    replies (one per turn, tool-call step and retry), so that no request goes beyond the script
+    (`AVOIDED`: what a loop logs for that carries a failure message, which is free text)."""
+    for op in ops:
+        if op["op"] != "agent":
+            continue
+        name = op["agent"]
+        turns = 1 + sum(
+            1 for o in ops if o.get("agent") == name and o["op"] in ("followup", "steer")
+        )
+        calls = sum(1 for reply in op["model"] if _is_call(reply))
+        most = turns + calls + len(op.get("requestError", []))
+        op["model"] = op["model"] + [lp.answer("done")] * max(0, most - len(op["model"]))
+
+
+def _without_expect(op: Json) -> Json:
+    return {key: value for key, value in op.items() if key != "expect"}
+
+
+def scenarios(families: tuple[str, ...] = FAMILIES) -> st.SearchStrategy[tuple[str, list[Json]]]:
+    """``(family, ops)`` drawn from the given families."""
+    return st.one_of(
+        *(_family(family).map(functools.partial(_labelled, family)) for family in families)
+    )
+
+
+def _labelled(family: str, ops: list[Json]) -> tuple[str, list[Json]]:
+    return family, ops

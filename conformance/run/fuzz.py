@@ -1,0 +1,150 @@
+"""``dsh-conformance fuzz``: generated scenarios until the first divergence, shrunk and written out.
+
+    dsh-conformance fuzz --impl SPEC [--against reference] [--budget SECONDS] [--seed N]
+                         [--database PATH | none] [--out DIR] [--family NAME]...
+
+Runs scenarios of `conformance.fuzz.generate` through any transport, judged by the two oracles of
+`conformance.fuzz.oracles`; at the first divergence Hypothesis shrinks it, and the smallest
+scenario is printed and written as ``DIR/<id>.py`` (a draft case in the form of
+`conformance.cases`) and ``DIR/<id>.json`` (the format of ``export-cases``), then replayed with
+the suite's own comparison (answers checked against the protocol schema again) on both
+implementations. The exit status is 0 when nothing diverged, 1 when something did, 2 for bad
+arguments or an implementation that cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz
+from ..fuzz.found import as_case, python_source
+from ..fuzz.generate import FAMILIES
+from ..fuzz.oracles import self_check
+from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
+from ..harness.transport import Implementation, load_implementation
+from ..judge.case import Case, mismatches
+from ..judge.jsontext import dumps
+from .catalog import exported_case, file_name
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance fuzz",
+        description="Run generated scenarios on an implementation, judged by the suite's own "
+        "checks and against another implementation; stop at the first divergence, shrink it, "
+        "and write it as a draft case.",
+    )
+    parser.add_argument("--impl", required=True, metavar="SPEC", help="the implementation")
+    parser.add_argument(
+        "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
+    )
+    parser.add_argument("--budget", type=_seconds, default=60.0, metavar="SECONDS")
+    parser.add_argument("--seed", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also stop after N scenarios (a budget that does not depend on the machine)",
+    )
+    parser.add_argument(
+        "--database",
+        metavar="PATH",
+        help=f"found examples, replayed first; 'none' for none (default: {default_database()})",
+    )
+    parser.add_argument("--out", type=Path, default=Path("fuzz-found"), metavar="DIR")
+    parser.add_argument("--family", action="append", choices=FAMILIES, default=[])
+    parser.add_argument("--shrink-budget", type=_seconds, default=60.0, metavar="SECONDS")
+    parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
+    args = parser.parse_args(argv)
+    impl = load_implementation(args.impl, args.case_timeout)
+    against = load_implementation(args.against, args.case_timeout)
+    try:
+        return _fuzz(args, impl, against)
+    finally:
+        impl.close()
+        against.close()
+
+
+def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementation) -> int:
+    try:
+        declared = [frozenset(i.handshake().capabilities) for i in (impl, against)]
+    except ProtocolError as error:
+        sys.stderr.write(f"dsh-conformance fuzz: a handshake failed: {error}\n")
+        return 2
+    families = tuple(f for f in families_for(*declared) if not args.family or f in args.family)
+    if not families:
+        sys.stderr.write("dsh-conformance fuzz: no scenario family both implementations run\n")
+        return 2
+    for side in (impl, against):
+        side.check_schema = False
+    run = fuzz(
+        impl,
+        against,
+        budget=args.budget,
+        seed_value=args.seed,
+        database=database_at(args.database),
+        families=families,
+        shrink_budget=args.shrink_budget,
+        examples=math.inf if args.examples is None else args.examples,
+    )
+    for side in (impl, against):
+        side.check_schema = True
+    _summary(run, impl.label, against.label)
+    if run.shrunk is None:
+        return 0
+    case = as_case(run.shrunk, impl=impl.label, against=against.label, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / file_name(case.id)
+    stem.with_suffix(".py").write_text(python_source(case), encoding="utf-8")
+    stem.with_suffix(".json").write_text(dumps(exported_case(case), indent=2) + "\n", "utf-8")
+    out = sys.stdout.write
+    out(f"\n{python_source(case)}\n")
+    out(f"contracts: {', '.join(case.contracts)}\n")
+    out("what differs:\n" + "".join(f"  - {p}\n" for p in run.shrunk.problems()))
+    fails, passes = _replay(impl, case), _replay(against, case)
+    out(
+        f"replayed with the suite's comparison: {impl.label}: "
+        f"{'fails' if fails else 'passes (not reproducible)'}; {against.label}: "
+        f"{'passes' if not passes else 'fails: ' + passes[0]}\n"
+    )
+    out(f"written: {stem.with_suffix('.py')} and {stem.with_suffix('.json')}\n")
+    return 1
+
+
+def _replay(impl: Implementation, case: Case) -> list[str]:
+    """What the case finds wrong with ``impl``: the suite's comparison and the self-check."""
+    outcome = impl.run(case.id, case.scenario())
+    if outcome.kind != "observed":
+        return [f"{outcome.kind}: {outcome.reason}"]
+    ops = list(case.scenario()["ops"])
+    return mismatches(case, outcome.observations) + [
+        text for *_, text in self_check(ops, outcome.observations)
+    ]
+
+
+def _summary(run: Run, impl: str, against: str) -> None:
+    judged = run.examples - run.discarded
+    rate = judged / run.seconds if run.seconds else 0.0
+    sys.stdout.write(
+        f"fuzz {impl} against {against} ({', '.join(run.families)}): {judged} scenarios judged "
+        f"({run.discarded} discarded: {against} could not run them) in {run.seconds:.1f} s, "
+        f"{rate:.1f}/s\n"
+    )
+    if run.first is None or run.shrunk is None:
+        sys.stdout.write("no divergence\n")
+        return
+    sys.stdout.write(
+        f"first divergence after {run.first_seconds:.2f} s ({len(run.first.ops)} ops), "
+        f"shrunk to {len(run.shrunk.ops)} ops\n"
+    )
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive finite number of seconds")
+    return value
