@@ -57,6 +57,7 @@ def implementation(label: str, outcomes: dict[str, str]) -> Json:
             "not reached": 0,
             "skipped": 0,
             "not applicable": 0,
+            "live not run": 0,
         },
         "contracts": {CONTRACT: {**tally, "verdict": "DOES NOT CONFORM" if failed else "conforms"}},
         "requirements": {
