@@ -1356,11 +1356,15 @@ class LatinBomDropped(Driver):
 
 
 class BomDroppedPerChunk(Driver):
-    """A U+FEFF at the start of any body chunk is dropped."""
+    """A U+FEFF at the start of any body chunk is dropped, not only at the stream's start."""
 
     def __init__(self) -> None:
         text_of = sse.SSEDecoder._text
-        sse.SSEDecoder._text = lambda self, text: text_of(self, text.removeprefix("\ufeff"))  # type: ignore[method-assign]
+
+        def per_chunk(self, text):  # type: ignore[no-untyped-def]
+            return text_of(self, text if self._at_start else text.removeprefix("\ufeff"))
+
+        sse.SSEDecoder._text = per_chunk  # type: ignore[method-assign]
 
 
 class LineEndDetectedOnce(Driver):
@@ -1814,6 +1818,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "NullDeltaIsMalformed": ("test_example[deepseek/stream-null-delta]",),
     "CacheHitWhenDetailIsZero": ("test_example[deepseek/stream-cache-details-zero-wins]",),
     "CacheHitTokensOnly": (
+        "test_example[deepseek/stream-shape-usage]",
         "test_example[deepseek/stream-cache-details-alone]",
         "test_example[deepseek/stream-cache-details-zero-wins]",
         "test_deepseek_http[deepseek-http/tool-round-trip-and-follow-up]",
