@@ -140,10 +140,11 @@ HTTP_RULES: list[Case] = [
         "http-retry-after-seconds-bounds",
         "ASCII digits only are seconds (x 1000, ignored when 0 or when the milliseconds overflow "
         "a double, e.g. 400 nines; 300 nines are kept): 300 nines are 1e300 s as a double, "
-        "1e303 ms.",
+        "1e303 ms. An Arabic-Indic digit three is not an ASCII digit, nor an HTTP date.",
         http_op(429, "", headers={"retry-after": "0"}, expect=failure("RATE_LIMIT")),
         http_op(429, "", headers={"retry-after": "9" * 400}, expect=failure("RATE_LIMIT")),
         http_op(429, "", headers={"retry-after": "9" * 300}, expect=failure("RATE_LIMIT", 1e303)),
+        http_op(429, "", headers={"retry-after": "\u0663"}, expect=failure("RATE_LIMIT")),
     ),
     wire_case(
         "http-retry-after-neither-seconds-nor-future-date",
