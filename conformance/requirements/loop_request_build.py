@@ -145,9 +145,9 @@ REQUIREMENTS: Final = (
     Requirement(
         "LOOP-REQUEST-BUILD.12",
         "A request build that fails (no provider or model after the `agent/request` waterfall, "
-        "or a throw while building) is not a request error: no `agent/request-error` decision "
-        "is asked, no header or context is written for it, and the turn ends as for any other "
-        "throw.",
+        "or the model resolution throwing; the suite counts the waterfall itself throwing as a "
+        "failed build too) is not a request error: no `agent/request-error` decision is asked, "
+        "no header or context is written for it, and the turn ends as for any other throw.",
         _SECTION,
         "A request build that fails — no provider or model after the `agent/request` waterfall, "
         "or the model resolution throwing — is not a request error: no `agent/request-error` "
