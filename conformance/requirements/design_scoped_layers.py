@@ -56,7 +56,10 @@ REQUIREMENTS: Final = (
         "assembly carries the agent as both `agent` and `scope`.",
         _SECTION,
         "In the loop, the assembly context carries the agent as both `agent` and `scope`.",
-        cases=("scopes/providers-and-listeners-get-the-assembly-context",),
+        cases=(
+            "scopes/providers-and-listeners-get-the-assembly-context",
+            "loop/providers-get-the-agent-as-agent-and-scope",
+        ),
     ),
     Requirement(
         "DESIGN-SCOPED-LAYERS.5",
@@ -136,5 +139,13 @@ REQUIREMENTS: Final = (
             "scopes/disposing-a-scope-releases-what-it-holds",
             "scopes/disposing-an-empty-scope",
         ),
+    ),
+    Requirement(
+        "DESIGN-SCOPED-LAYERS.12",
+        "A sub-agent's scope has its parent's scope as parent: an agent created with a parent "
+        "scope assembles with the parent's layer on its chain.",
+        _SECTION,
+        "Scopes form chains (a sub-agent's scope has its parent's scope as parent).",
+        cases=("loop/an-agent-with-a-parent-scope-sees-the-parent-layers",),
     ),
 )

@@ -35,6 +35,8 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/header-initial-then-none-over-unchanged-steps",
             "loop/one-change-header-after-a-section-change",
+            "loop/adapter-defaults-stay-marked-on-the-next-turn",
+            "loop/temperature-and-stop-carry-to-the-next-turn",
         ),
         tests=("test_golden_header_events",),
     ),
@@ -56,6 +58,10 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/adapter-defaults-are-marked-and-sent",
             "loop/resume-header-for-a-new-loop-over-a-seeded-log",
+            "loop/new-instance-with-another-context-window-writes-request-context",
+            "loop/request-state-reads-the-folded-header-and-context",
+            "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
         ),
     ),
     Requirement(
@@ -76,5 +82,80 @@ REQUIREMENTS: Final = (
         "then `system` and `tools` exactly when the canonical header has them (absent, never "
         "`null`, `''` or `[]`)",
         cases=("loop/empty-system-and-tools-are-absent-from-header-and-request",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.7",
+        "Each attempt's call config is proposed, then may be replaced by the `agent/request` "
+        "waterfall, and what the waterfall returns is what the model adapter resolves.",
+        _SECTION,
+        "Each attempt's call config is proposed, may be replaced by the `agent/request` "
+        "waterfall, and is then resolved by the model adapter",
+        cases=("loop/a-request-hook-switching-the-model-sticks-for-later-turns",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.8",
+        "Until it has written a header, a loop instance proposes the agent's route and the "
+        "agent's own `maxTokens` when set: a new instance restores no `temperature`, `stop` or "
+        "`maxTokens` from the log.",
+        _SECTION,
+        "The proposal: before the loop instance has written a header, the agent's route "
+        "`{provider, model}`, its `maxTokens` when set … (`temperature` and `stop` are never "
+        "restored by a new instance)",
+        cases=("loop/new-instance-restores-no-temperature-stop-or-max-tokens",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.9",
+        "Until it has written a header, a loop instance also proposes the folded header's "
+        "reasoning effort, but only when that header's provider and model are the agent's route "
+        "and the effort was not marked as an adapter default.",
+        _SECTION,
+        "and the folded header's `reasoningEffort` only when that header's provider and model "
+        "equal the route and its effort was not marked as an adapter default",
+        cases=(
+            "loop/new-instance-restores-the-effort-for-the-same-route",
+            "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/new-instance-restores-no-adapter-default-effort",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.10",
+        "Once a loop instance has written a header, it proposes the folded header's config "
+        "without the fields marked as adapter defaults: `temperature`, `stop` and a model a "
+        "hook chose carry over to later turns, and marked defaults are resolved (and marked) "
+        "again.",
+        _SECTION,
+        "once the instance has written a header, the folded header's config without the fields "
+        "it marks as adapter defaults (so `temperature` and `stop` carry over from turn to turn, "
+        "and marked defaults are re-resolved).",
+        cases=(
+            "loop/temperature-and-stop-carry-to-the-next-turn",
+            "loop/adapter-defaults-stay-marked-on-the-next-turn",
+            "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.11",
+        "An agent whose `maxTokens` is not a positive integer of at most 2^53 - 1 is refused "
+        "when it is created (agent-config-invalid): nothing is logged and no turn runs.",
+        _SECTION,
+        "An agent whose `maxTokens` is not a positive integer of at most 2^53 \u2212 1 is "
+        "refused when it is created (`agent-config-invalid`): nothing is logged and no turn runs.",
+        cases=("loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.12",
+        "A request build that fails (no provider or model after the `agent/request` waterfall, "
+        "or the model resolution throwing; the suite counts the waterfall itself throwing as a "
+        "failed build too) is not a request error: no `agent/request-error` decision is asked, "
+        "no header or context is written for it, and the turn ends as for any other throw.",
+        _SECTION,
+        "A request build that fails — no provider or model after the `agent/request` waterfall, "
+        "or the model resolution throwing — is not a request error: no `agent/request-error` "
+        "decision is asked, no header or context is written for it, and the turn ends as for "
+        "any other throw",
+        cases=(
+            "loop/a-route-less-agent-fails-the-build",
+            "loop/a-throwing-request-hook-fails-the-build",
+        ),
     ),
 )

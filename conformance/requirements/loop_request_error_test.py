@@ -40,4 +40,22 @@ REQUIREMENTS: Final = (
         'or ends the turn `{kind: "error", error: <failure>}`',
         cases=("loop/unretried-failure-ends-the-turn-with-error",),
     ),
+    Requirement(
+        "LOOP-REQUEST-ERROR-TEST.4",
+        "A turn ended by a throw that is not a request error (a provider, a listener, a hook, a "
+        "tool runtime, a failed request build) ends `error` with code `UNKNOWN`, unless the "
+        "thrown value is the model layer's own failure error.",
+        _SECTION,
+        "A turn ended by anything else that throws (a provider, a listener, a hook, a tool "
+        'runtime, a failed request build) ends `{kind: "error", error: {message, code: '
+        '"UNKNOWN"}}`',
+        cases=(
+            "loop/a-throwing-provider-ends-the-turn-unknown",
+            "loop/a-throwing-listener-ends-the-turn-unknown",
+            "loop/a-throwing-pre-step-hook-ends-the-turn-unknown",
+            "loop/a-throwing-request-error-decision-ends-the-turn-unknown",
+            "loop/a-throwing-tool-runtime-ends-the-turn-unknown",
+            "loop/a-throwing-request-hook-fails-the-build",
+        ),
+    ),
 )

@@ -28,6 +28,7 @@ REQUIREMENTS: Final = (
             "runtime-context/restore-over-a-seeded-log",
             "loop/runtime-context-restored-from-a-seed-is-not-re-proposed",
             "loop/runtime-context-replaced-on-the-surface-is-re-proposed",
+            "loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner",
         ),
     ),
     Requirement(
@@ -143,5 +144,17 @@ REQUIREMENTS: Final = (
             "loop/runtime-context-unchanged-over-steps-one-snapshot",
             "runtime-context/retained-snapshot-and-a-changed-context-proposes-the-whole-snapshot",
         ),
+    ),
+    Requirement(
+        "LOOP-RUNTIME-CONTEXT.12",
+        "The rules of what a loop writes judge only what each loop instance wrote: a seed may "
+        "hold runtime-context messages no current loop would produce, and they are restored "
+        "like any other owned message.",
+        "The session log (what ROOT-MODEL anchors to)",
+        "The rules about what a loop writes (the request invariant, headers, runtime-context "
+        "messages, turn and step structure) judge the events each loop instance wrote itself — "
+        "a seed may hold anything an earlier run, another implementation or a person wrote, "
+        "including runtime-context messages whose content no current loop would produce.",
+        cases=("loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner",),
     ),
 )

@@ -60,6 +60,7 @@ REQUIREMENTS: Final = (
         cases=(
             "pipeline/variable-provider-registers-section-in-time",
             "pipeline/tool-provider-registers-section-too-late",
+            "pipeline/variable-provider-creates-a-layer-its-section-is-seen",
         ),
     ),
     Requirement(
@@ -150,5 +151,15 @@ REQUIREMENTS: Final = (
         "Registry output before the waterfall is deterministic.",
         unchecked="every case presumes it (each compares one exact output), but no finite "
         "number of runs can show that an output is deterministic.",
+    ),
+    Requirement(
+        "PROMPT-ASSEMBLY-PIPELINE.13",
+        "Variables and tool providers are read only from the layers on the chain when the "
+        "assembly starts: a tool provider a variable provider registers into a layer that did "
+        "not exist then is not seen until the next assembly.",
+        _SECTION,
+        "variables (step 1) and tool providers (step 3) are read from those layers only … and a "
+        "tool provider registered the same way is not",
+        cases=("pipeline/variable-provider-creates-a-layer-its-tool-provider-waits",),
     ),
 )

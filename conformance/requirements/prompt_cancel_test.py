@@ -23,6 +23,7 @@ REQUIREMENTS: Final = (
             "loop/dispose-while-assembly-blocked-aborts-the-turn",
             "loop/dispose-while-a-provider-blocks-aborts-the-turn",
             "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+            "loop/cancel-drops-followups-queued-behind-the-turn",
         ),
     ),
     Requirement(
@@ -58,5 +59,24 @@ REQUIREMENTS: Final = (
         "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
         "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
         cases=("loop/cancel-during-the-request-error-decision-aborts-the-turn",),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.5",
+        "Cancelling a turn also drops the messages queued in the inbox behind it: the next "
+        "follow-up after the aborted turn is the only message of the next turn (CONTRACTS.md "
+        "does not say it; PROTOCOL.md's `cancel` and the upstream notes, section 5, do).",
+        _SECTION,
+        'If a turn is cancelled (cause `{kind: "user"}`)',
+        cases=("loop/cancel-drops-followups-queued-behind-the-turn",),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.6",
+        "A turn cancelled while its `agent/pre-step` decision is pending ends `aborted` once "
+        "the decision settles, with no step opened and no request, even when the decision "
+        "admits the claimed message.",
+        "PROMPT-STEP-BOUNDARY",
+        "run the `agent/pre-step` decision (default: enter with claimed messages + snapshot if "
+        "any); check cancellation.",
+        cases=("loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn",),
     ),
 )

@@ -98,7 +98,7 @@ REQUIREMENTS: Final = (
         ),
         _SECTION,
         (
-            "user text blocks joined into one string; [...] a system-role message inside the "
+            "user text blocks joined into one string; … a system-role message inside the "
             "history stays in place, its text blocks joined with `''`; blocks of unknown types "
             "are skipped;"
         ),
@@ -170,13 +170,13 @@ REQUIREMENTS: Final = (
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.9",
         (
-            "Wire messages carry only the contract's keys: the id, source and isError the loop "
-            "logs on its messages do not reach the wire."
+            "Wire messages carry only the keys CONTRACTS.md lists for each wire shape: the id, "
+            "source and isError the loop logs on its messages do not reach the wire."
         ),
         _SECTION,
         (
             '`messages`: the system text first as `{role: "system"}` when present, then the '
-            "derived history: [the wire shapes listed, and nothing else]"
+            "derived history:"
         ),
         cases=("deepseek/request-logged-message-fields-not-sent",),
     ),
@@ -232,8 +232,8 @@ REQUIREMENTS: Final = (
         (
             "Refused before any I/O (nothing reaches the server), the first that applies of: "
             "an image block for a text-only model → `UNSUPPORTED_CONTENT`; no key or the empty "
-            "string → `MISSING_CREDENTIAL`; [...] else `INVALID_CREDENTIAL` [...]; a reasoning "
-            "effort outside `off`/`low`/`high`/`max` → `UNSUPPORTED_REASONING_EFFORT`."
+            "string → `MISSING_CREDENTIAL`; … else `INVALID_CREDENTIAL` … a reasoning effort "
+            "outside `off`/`low`/`high`/`max` → `UNSUPPORTED_REASONING_EFFORT`."
         ),
         cases=(
             "deepseek/refuse-missing-key",
@@ -241,10 +241,6 @@ REQUIREMENTS: Final = (
             "deepseek/refuse-unsupported-effort",
             "deepseek/refuse-image-block",
             "deepseek/refusal-order",
-            "deepseek-http/refuse-missing-key",
-            "deepseek-http/refuse-invalid-key",
-            "deepseek-http/refuse-unsupported-effort",
-            "deepseek-http/refuse-image-block",
         ),
     ),
     Requirement(
@@ -257,7 +253,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         (
             "any other key is trimmed of white space as JavaScript's `String.prototype.trim` "
-            "defines it (Unicode `White_Space`, line terminators and U+FEFF) [...] (a key of "
+            "defines it (Unicode `White_Space`, line terminators and U+FEFF) … (a key of "
             "only white space is `INVALID_CREDENTIAL`; the trimmed key is the one sent)"
         ),
         cases=(
@@ -278,7 +274,9 @@ REQUIREMENTS: Final = (
             "in any string is written as the escape `\\udXXX` (lowercase hex), never as raw "
             "bytes and never as an encoding error."
         ),
-        cases=("deepseek-http/lone-surrogate-and-control-characters",),
+        unchecked="the HTTP case deepseek-http/lone-surrogate-and-control-characters "
+        "(conformance/deepseek/http_rules.py) checks it, but the catalog's own test does not yet "
+        "count the HTTP rule cases among the suite's cases, so it cannot be named here yet.",
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.15",
@@ -288,10 +286,7 @@ REQUIREMENTS: Final = (
             "Bodies are compared across implementations as JSON values with key order (numbers "
             "by value, strings by value), not as bytes"
         ),
-        cases=(
-            "deepseek-http/numbers-compared-as-values",
-            "deepseek/every-optional-field-in-order",
-        ),
+        cases=("deepseek/every-optional-field-in-order",),
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.16",
@@ -309,8 +304,6 @@ REQUIREMENTS: Final = (
             "deepseek/stream-eof-mid-event-after-deltas",
             "deepseek/stream-done-is-exact",
             "deepseek-http/stream-closed",
-            "deepseek-http/eof-mid-event-after-deltas",
-            "deepseek-http/closed-mid-body",
         ),
     ),
     Requirement(
@@ -331,7 +324,8 @@ REQUIREMENTS: Final = (
         cases=(
             "deepseek/stream-bom-comments-multiline-data",
             "deepseek/stream-tool-call-fragments-crlf",
-            "deepseek/stream-split-inside-utf8-and-bare-cr",
+            "deepseek/stream-split-inside-utf8",
+            "deepseek/stream-bare-cr-line-ends",
             "deepseek/stream-mixed-line-endings-after-bom",
             "deepseek/stream-multiline-data-crlf",
             "deepseek/stream-data-without-space",
@@ -372,7 +366,8 @@ REQUIREMENTS: Final = (
         _SECTION,
         (
             "A `data:` payload that is blank, not JSON, or JSON that is not a chunk object of "
-            "the expected shape is `MALFORMED_RESPONSE`. The expected shape: [...]"
+            "the expected shape is `MALFORMED_RESPONSE`. The expected shape: an object whose "
+            "`choices`, when present, is a list of objects"
         ),
         cases=(
             "deepseek/stream-malformed-payloads",
@@ -392,14 +387,12 @@ REQUIREMENTS: Final = (
             "Content, reasoning and tool-call deltas assemble into blocks: one reasoning and "
             "one text block, one tool-call block per wire index, in order of first appearance "
             "(interleaving appends; indices need not be contiguous); a tool call without id or "
-            'name has "" for both; an empty tool_calls list opens nothing.'
+            'name has "" for both; an empty tool_calls list opens nothing. (CONTRACTS.md '
+            "states no block rule beyond the stream's chunk vocabulary: these are the "
+            "upstream's, upstream/deepseek-adapter.md §3.5.)"
         ),
         _SECTION,
-        (
-            "Stream: SSE `data:` payloads up to `[DONE]` [the block rules are the upstream's, "
-            "upstream/deepseek-adapter.md §3.5; CONTRACTS.md states none beyond the stream's "
-            "chunk vocabulary]"
-        ),
+        "Stream: SSE `data:` payloads up to `[DONE]`",
         cases=(
             "deepseek/stream-text-usage-on-finish-chunk",
             "deepseek/stream-tool-call-fragments-crlf",
@@ -420,7 +413,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         (
             "`finish_reason` `stop` / `tool_calls` / `length` → stop / tool-calls / "
-            "max-tokens, others → error with the reason uppercased; [...] An empty "
+            "max-tokens, others → error with the reason uppercased; … An empty "
             '`finish_reason` (`""`) is one of the "others": an error finish whose code is '
             '`""` (so a failure code may be empty).'
         ),
@@ -458,7 +451,7 @@ REQUIREMENTS: Final = (
         (
             "usage (on the finish chunk or a trailing usage-only chunk, last wins): "
             "`cacheReadTokens` = `prompt_tokens_details.cached_tokens` else "
-            "`prompt_cache_hit_tokens`, `inputTokens` = `prompt_tokens` - cache reads, "
+            "`prompt_cache_hit_tokens`, `inputTokens` = `prompt_tokens` \u2212 cache reads, "
             "`outputTokens` = `completion_tokens`, `reasoningTokens` from "
             "`completion_tokens_details`."
         ),
@@ -499,7 +492,6 @@ REQUIREMENTS: Final = (
             "deepseek/http-599-is-a-server-error",
             "deepseek/http-odd-error-bodies",
             "deepseek-http/error-responses",
-            "deepseek-http/5xx-boundary",
         ),
     ),
     Requirement(
@@ -512,7 +504,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         (
             "Error wording: QUOTA when the error body (code, type or message) says the "
-            "balance, quota or credits are insufficient, exhausted or exceeded [...]; "
+            "balance, quota or credits are insufficient, exhausted or exceeded … "
             "CONTEXT_WINDOW_EXCEEDED for a 400 whose message names the maximum context length "
             "or window, or says the input is too long for the model"
         ),
@@ -541,8 +533,6 @@ REQUIREMENTS: Final = (
             "deepseek/http-auth",
             "deepseek/http-invalid-server-and-other",
             "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
-            "deepseek-http/5xx-boundary",
         ),
     ),
     Requirement(
@@ -556,11 +546,11 @@ REQUIREMENTS: Final = (
         _SECTION,
         (
             "A `Retry-After` header in seconds or as an HTTP date becomes the failure's "
-            "`providerRetryAfterMs` when it is positive: ASCII digits only are seconds (x "
+            "`providerRetryAfterMs` when it is positive: ASCII digits only are seconds (\u00d7 "
             "1000, ignored when 0 or when the milliseconds overflow a double, e.g. 400 nines; "
             "300 nines are kept); anything else is read as an HTTP-date (RFC 9110: "
             "IMF-fixdate, RFC 850 or asctime, all GMT) and kept only when it lies in the "
-            "future [...] The header counts on any HTTP failure"
+            "future … The header counts on any HTTP failure"
         ),
         cases=(
             "deepseek/http-rate-limit-and-retry-after",
@@ -569,7 +559,6 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
         ),
     ),
 )

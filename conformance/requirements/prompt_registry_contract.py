@@ -179,7 +179,12 @@ REQUIREMENTS: Final = (
         "A configuration field given as null is absent and takes its default, for every field.",
         "Configuration",
         "A field given as `null` means absent (its default), for every field including `toolOrder`",
-        cases=("registry/config-null-means-absent",),
+        cases=(
+            "registry/config-persona-null-means-absent",
+            "registry/config-includeHarnessIdentity-null-means-absent",
+            "registry/config-includeRuntimeContext-null-means-absent",
+            "registry/config-toolOrder-null-means-absent",
+        ),
     ),
     Requirement(
         "PROMPT-REGISTRY-CONTRACT.15",

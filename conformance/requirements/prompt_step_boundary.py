@@ -20,6 +20,9 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/burst-of-followups-one-turn-each",
             "loop/steer-during-a-step-opens-the-next-step",
+            "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
+            "loop/a-message-injected-during-a-step-opens-the-next-step",
+            "loop/an-injected-message-waits-idle-for-the-next-turn",
         ),
     ),
     Requirement(
@@ -41,6 +44,8 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/tool-round-trip-continuation-step",
             "loop/concluding-tool-ends-the-turn-after-its-step",
+            "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
+            "loop/a-message-injected-during-a-step-opens-the-next-step",
         ),
         tests=("test_golden_tool_round_trip_messages",),
     ),
@@ -86,5 +91,13 @@ REQUIREMENTS: Final = (
         "Steps are numbered from 1 in each turn; turns continue from the last `turn/start` in "
         "the log.",
         cases=("loop/burst-of-followups-one-turn-each", "loop/max-tokens-is-sticky-over-the-turn"),
+    ),
+    Requirement(
+        "PROMPT-STEP-BOUNDARY.8",
+        "A step assembles the agent's scoped prompt with the context `{agent, scope: agent, "
+        "signal}`: the agent as both `agent` and `scope`, and the turn's abort signal.",
+        _SECTION,
+        "assemble the scoped prompt with `{agent, scope: agent, signal}`",
+        cases=("loop/providers-get-the-agent-as-agent-and-scope",),
     ),
 )

@@ -23,7 +23,7 @@ REQUIREMENTS: Final = (
             "tool-order/astral-names-by-utf16-code-units",
             "tool-order/lone-surrogates-by-utf16-code-units",
             "tool-order/schemas-of-all-providers-sorted-together",
-            "registry/config-null-means-absent",
+            "registry/config-toolOrder-null-means-absent",
         ),
         tests=("test_tools_sort_by_utf16_code_units",),
     ),

@@ -154,6 +154,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/seed-is-validated-then-end-seed-appended",
             "session/seed-ending-with-end-seed-gets-no-second-one",
+            "session/seed-with-end-seed-inside-gets-one-at-the-end",
         ),
     ),
     Requirement(
@@ -189,5 +190,70 @@ REQUIREMENTS: Final = (
         unchecked="a rule of the JSON Lines file an implementation writes, which the protocol "
         "never carries (it reports logs as protocol JSON); `dsh-conformance check-log` checks a "
         "recorded file offline.",
+    ),
+    Requirement(
+        "ROOT-MODEL.18",
+        "A seeded event with a malformed envelope is refused, session-event-invalid: a key "
+        "beyond the seven envelope keys, a non-string `type`, a `seq` that is not an integer in "
+        "0..2^53 - 1, a `time` absent or not an integer within ±(2^53 - 1), no `data`, or "
+        "`ignorable` other than absent or `true`.",
+        _LOG,
+        "`session-event-invalid` (seeding): a seeded event whose envelope or core payload is "
+        "malformed — a key other than `type`, `seq`, `time`, `data`, `surfaceOp`, "
+        "`sourceEventSeqs`, `ignorable`; a `type` that is not a string; a `seq` that is not an "
+        "integer in 0..2^53 \u2212 1",
+        cases=("session/seed-malformed-envelope-is-session-event-invalid",),
+    ),
+    Requirement(
+        "ROOT-MODEL.19",
+        "A seeded `user/message`, `assistant/message` or `tool/result` whose message is not an "
+        "object with a non-empty string `id`, the role its type allows, a `source` with a "
+        "non-empty string `kind` (with the model's `provider` and `model`, or the tool's "
+        "`callId`) and a list `content` (for a tool result, one `tool-result` block for that "
+        "call) is refused: session-event-invalid.",
+        _LOG,
+        "a `user/message`, `assistant/message` or `tool/result` whose message (the `data` of a "
+        "`user/message`, else `data.message`) is not an object with a non-empty string `id`, "
+        "the role its type allows",
+        cases=("session/seed-malformed-message-is-session-event-invalid",),
+    ),
+    Requirement(
+        "ROOT-MODEL.20",
+        "A seeded `request/header` whose config lacks a non-empty string provider or model, has "
+        "a reasoning effort that is not a non-empty string, or whose `adapterDefaults` is not "
+        "canonical is refused: session-event-invalid.",
+        _LOG,
+        "a `request/header` whose `data.header.config` lacks a non-empty string `provider` or "
+        "`model`, has a `reasoningEffort` that is not a non-empty string, or whose "
+        "`adapterDefaults` is not as PROMPT-HEADER-CANONICAL says.",
+        cases=("session/seed-malformed-header-is-session-event-invalid",),
+    ),
+    Requirement(
+        "ROOT-MODEL.21",
+        "A seed is checked in a fixed order: session-non-json, then session-event-invalid and "
+        "session-legacy-header, then seq-not-contiguous, then the surface rules; the first that "
+        "fails names the error.",
+        _LOG,
+        "A seed is checked for `session-non-json` first, then for these (and "
+        "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface rules.",
+        cases=("session/seed-event-checks-come-before-seq-and-surface",),
+    ),
+    Requirement(
+        "ROOT-MODEL.22",
+        "A `surfaceOp` or `sourceEventSeqs` option passed with an absent value is not given: it "
+        "is judged, and logged, as if left out.",
+        _LOG,
+        "A `surfaceOp` or `sourceEventSeqs` *option* given with an absent value (JavaScript's "
+        '`undefined`, a language\'s "no value") is the option not given',
+        cases=("session/an-option-given-as-absent-is-not-given",),
+    ),
+    Requirement(
+        "ROOT-MODEL.23",
+        "`ignorable` is a reserved envelope key the loop never writes: a seeded event carrying "
+        "`ignorable: true` is accepted and kept as it is.",
+        _LOG,
+        "`ignorable` is reserved and never written by the loop … `ignorable` other than absent "
+        "or `true`",
+        cases=("session/seed-keeps-an-ignorable-event",),
     ),
 )
