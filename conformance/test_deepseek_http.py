@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from .cases.deepseek import WIRE
-from .deepseek.deepseek_http import HTTP_CASES, HttpCase
-from .deepseek.http_rules import RULE_CASES
+from .deepseek.deepseek_http import HttpCase
+from .deepseek.http_rules import ALL_HTTP_CASES
 from .deepseek.loopback import LoopbackServer
 from .harness.transport import Implementation
 from .run.execute import ConformanceFailure, check, require_capabilities
@@ -26,10 +26,7 @@ def loopback_only() -> None:
 
 @pytest.mark.parametrize(
     "http_case",
-    [
-        pytest.param(case, id=case.id, marks=pytest.mark.contract(*WIRE))
-        for case in (*HTTP_CASES, *RULE_CASES)
-    ],
+    [pytest.param(case, id=case.id, marks=pytest.mark.contract(*WIRE)) for case in ALL_HTTP_CASES],
 )
 @pytest.mark.usefixtures("loopback_only")
 def test_deepseek_http(impl: Implementation, http_case: HttpCase) -> None:

@@ -13,7 +13,7 @@ from typing import Final
 
 from ..cases.deepseek import STOP, body, failed, sse, stream, text, user, wire_request
 from ..scenarios.scenario import Json
-from .deepseek_http import Exchange, HttpCase, http_failed, sent, streamed
+from .deepseek_http import HTTP_CASES, Exchange, HttpCase, http_failed, sent, streamed
 from .loopback import Scripted
 
 _HELLO: Final = sse('{"choices":[{"delta":{"content":"hello"},"finish_reason":"stop"}]}', "[DONE]")
@@ -183,3 +183,6 @@ RULE_CASES: list[HttpCase] = [
         ),
     ),
 ]
+
+#: Every ``deepseek-http`` case, in the order `test_deepseek_http` runs them.
+ALL_HTTP_CASES: Final[tuple[HttpCase, ...]] = (*HTTP_CASES, *RULE_CASES)

@@ -241,6 +241,10 @@ REQUIREMENTS: Final = (
             "deepseek/refuse-unsupported-effort",
             "deepseek/refuse-image-block",
             "deepseek/refusal-order",
+            "deepseek-http/refuse-missing-key",
+            "deepseek-http/refuse-invalid-key",
+            "deepseek-http/refuse-unsupported-effort",
+            "deepseek-http/refuse-image-block",
         ),
     ),
     Requirement(
@@ -274,9 +278,7 @@ REQUIREMENTS: Final = (
             "in any string is written as the escape `\\udXXX` (lowercase hex), never as raw "
             "bytes and never as an encoding error."
         ),
-        unchecked="the HTTP case deepseek-http/lone-surrogate-and-control-characters "
-        "(conformance/deepseek/http_rules.py) checks it, but the catalog's own test does not yet "
-        "count the HTTP rule cases among the suite's cases, so it cannot be named here yet.",
+        cases=("deepseek-http/lone-surrogate-and-control-characters",),
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.15",
@@ -286,7 +288,10 @@ REQUIREMENTS: Final = (
             "Bodies are compared across implementations as JSON values with key order (numbers "
             "by value, strings by value), not as bytes"
         ),
-        cases=("deepseek/every-optional-field-in-order",),
+        cases=(
+            "deepseek-http/numbers-compared-as-values",
+            "deepseek/every-optional-field-in-order",
+        ),
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.16",
@@ -304,6 +309,8 @@ REQUIREMENTS: Final = (
             "deepseek/stream-eof-mid-event-after-deltas",
             "deepseek/stream-done-is-exact",
             "deepseek-http/stream-closed",
+            "deepseek-http/eof-mid-event-after-deltas",
+            "deepseek-http/closed-mid-body",
         ),
     ),
     Requirement(
@@ -492,6 +499,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-599-is-a-server-error",
             "deepseek/http-odd-error-bodies",
             "deepseek-http/error-responses",
+            "deepseek-http/5xx-boundary",
         ),
     ),
     Requirement(
@@ -533,6 +541,8 @@ REQUIREMENTS: Final = (
             "deepseek/http-auth",
             "deepseek/http-invalid-server-and-other",
             "deepseek-http/error-responses",
+            "deepseek-http/request-id-and-retry-after",
+            "deepseek-http/5xx-boundary",
         ),
     ),
     Requirement(
@@ -559,6 +569,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/error-responses",
+            "deepseek-http/request-id-and-retry-after",
         ),
     ),
 )

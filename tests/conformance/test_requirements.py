@@ -15,7 +15,7 @@ from typing import Final
 import pytest
 
 from conformance.cases import all_cases
-from conformance.deepseek.deepseek_http import HTTP_CASES
+from conformance.deepseek.http_rules import ALL_HTTP_CASES
 from conformance.judge.case import CONTRACT_IDS
 from conformance.requirements import (
     CASE_TESTS,
@@ -30,7 +30,7 @@ from conformance.run.catalog import other_tests, properties
 
 #: Case id -> (the test that runs it, its contract IDs).
 CASES: Final = {case.id: (EXAMPLE_TEST, case.contracts) for case in all_cases()} | {
-    case.id: (CASE_TESTS[1], case.case("http://127.0.0.1").contracts) for case in HTTP_CASES
+    case.id: (CASE_TESTS[1], case.case("http://127.0.0.1").contracts) for case in ALL_HTTP_CASES
 }
 #: Test name -> (its contract IDs, its parameter ids), for every test of the suite but the cases'.
 TESTS: Final = {
