@@ -122,8 +122,8 @@ _PLAIN_CONTAINERS: Final = (list, dict, FrozenArray, FrozenObject)
 def frozen(value: _Value) -> _Value:
     """A read-only deep copy of a lossless JSON value; frozen parts are reused as they are.
 
-    ROOT-MODEL's log keeps "immutable message objects": a value frozen once when it is appended
-    can be handed to every request afterwards without another copy.
+    The session log (ROOT-MODEL) freezes what it appends, as the upstream keeps its logged
+    messages immutable: a message frozen once can go into every later request without a copy.
     """
     if isinstance(value, (FrozenObject, FrozenArray)):
         return value

@@ -59,7 +59,7 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
     last_close = text.rfind("}}")
 
     def replace(opening: re.Match[str]) -> str:
-        name = opening.group("name")
+        name = opening["name"]
         if name is not None:
             # `in` on a plain mapping of registered names only: `constructor` or `__class__`
             # are unknown unless registered.
@@ -77,7 +77,7 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
                     where=where,
                 )
             return value
-        other = opening.group("other")
+        other = opening["other"]
         if other is not None:
             raise ContractError(
                 "render-malformed-reference",

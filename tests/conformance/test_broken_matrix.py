@@ -31,6 +31,10 @@ from test_transport import assert_all_gone
 
 from conformance.run.catalog import cases
 
+#: Not in the fast subset (`-m "not slow"`):
+#: a broken harness process in every way, one run each.
+pytestmark = pytest.mark.slow
+
 BROKEN = Path(__file__).with_name("broken_harness.py")
 CONTRACT = "PROMPT-SCOPE-SHADOW"
 EVERY = 3

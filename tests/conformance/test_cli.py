@@ -20,6 +20,10 @@ from conformance.requirements import catalog
 from conformance.run.runner import SUBCOMMANDS, main
 from reference.harness import Driver
 
+#: Not in the fast subset (`-m "not slow"`):
+#: the command line, each in a process of its own.
+pytestmark = pytest.mark.slow
+
 BROKEN = Path(__file__).with_name("broken_harness.py")
 
 

@@ -11,6 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: Not in the fast subset (`-m "not slow"`):
+#: pytest runs of another project, in processes of their own.
+pytestmark = pytest.mark.slow
+
 OTHER_PROJECT = {
     "pytest.ini": "[pytest]\naddopts = -q -p no:cacheprovider\n",
     "conftest.py": """

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import pytest
 from jsonschema import Draft202012Validator
 
 import conformance
@@ -25,6 +26,10 @@ from conformance.run.catalog import cases
 from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
 from reference.harness import Driver
+
+#: Not in the fast subset (`-m "not slow"`):
+#: the runner in a process of its own, against harness processes.
+pytestmark = pytest.mark.slow
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
 REPORT_SCHEMA = Draft202012Validator(

@@ -34,6 +34,10 @@ from conformance.run.report import gist
 from conformance.scenarios import scenario as s
 from reference.harness import Driver
 
+#: Not in the fast subset (`-m "not slow"`):
+#: harness processes that hang, die or misbehave, and waits for the timeouts.
+pytestmark = pytest.mark.slow
+
 BROKEN = str(Path(__file__).with_name("broken_harness.py"))
 TIMEOUT = 3.0
 

@@ -21,6 +21,10 @@ from typing import Any
 import pytest
 from wrong_impls import INTENDED_FAILURES, WRONG_IMPLEMENTATIONS
 
+#: Not in the fast subset (`-m "not slow"`):
+#: the gallery runs every wrong implementation in its own process.
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).parent
 CONTROL = "Driver"
 #: The loop contracts `RebuiltMessages` must pass: its requests differ from its log only in key

@@ -7,7 +7,9 @@ ordering. The assembly pipeline itself is pinned in `test_registry_assembly.py`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -198,6 +200,25 @@ class TestScopeDisposal:
         assert (assembly.contexts, assembly.tools, assembly.variables, seen) == ([], [], {}, [])
         registry.dispose_scope(CHILD)
         assert len(changes) == len(REGISTRATIONS)
+
+    def test_a_dropped_or_released_handle_is_freed_without_the_cycle_collector(self) -> None:
+        """A handle is no reference cycle: with the collector off, dropping it frees it, except
+        that a scope keeps its live handles until it is disposed."""
+        registry = bare()
+        kept = registry.add_section("kept", 1, "K")
+        scoped = registry.add_section("scoped", 1, "S", scope=CHILD)
+        released = registry.add_section("gone", 1, "G", scope=CHILD)
+        released.release()
+        refs = [weakref.ref(handle) for handle in (kept, scoped, released)]
+        gc.disable()
+        try:
+            del kept, scoped, released
+            assert [ref() is None for ref in refs] == [True, False, True]
+            registry.dispose_scope(CHILD)
+            assert refs[1]() is None
+        finally:
+            gc.enable()
+        assert pairs(assemble(registry, CHILD).sections) == [(PERSONA, ""), ("kept", "K")]
 
     def test_a_handle_released_before_disposal_is_not_released_again(self) -> None:
         registry = bare()

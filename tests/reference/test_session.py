@@ -447,6 +447,28 @@ class TestSurfaceAndMessages:
         log.append("user/message", data, surface_op="append")
         assert list(log.messages()[0]) == ["source", "content", "id", "role"]
 
+    def test_logged_messages_are_read_only(self) -> None:
+        """The log hands out its own message objects, frozen: nobody edits the log through them."""
+        log = three_messages()
+        message = log.messages()[0]
+        with pytest.raises(TypeError, match="read-only"):
+            message["id"] = "changed"
+        with pytest.raises(TypeError, match="read-only"):
+            message["content"].append({"type": "text", "text": "more"})
+        with pytest.raises(TypeError, match="read-only"):
+            log.messages().pop()
+        assert [m["id"] for m in log.messages()] == ["u0", "a1", "u2"]
+        assert log.messages()[0]["content"] == [{"type": "text", "text": "hi"}]
+
+    def test_a_logged_message_can_be_logged_again_and_read_back_as_plain_json(self) -> None:
+        log = three_messages()
+        again = {**log.messages()[0], "id": "u3"}
+        log.append("user/message", again, surface_op="append")
+        envelope = log.to_json()[3]
+        envelope["data"]["content"].append({"type": "text", "text": "a copy: editable"})
+        assert [m["id"] for m in log.messages()] == ["u0", "a1", "u2", "u3"]
+        assert log.messages()[3]["content"] == [{"type": "text", "text": "hi"}]
+
     def test_the_header_and_context_folds(self) -> None:
         log = SessionLog()
         assert (log.request_header(), log.request_context()) == (None, None)
