@@ -25,7 +25,7 @@ import pytest
 from conformance.run.page import page as render_page
 from conformance.run.summary import load
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GALLERY = Path(__file__).parents[1] / "gallery"
 CONTRACT = "DESIGN-SCOPED-LAYERS"
