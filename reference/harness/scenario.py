@@ -136,7 +136,9 @@ class Scenario:
             gate.waiting.append(wake)
         elif wait_for.get("abort"):
             if signal is None:
-                raise ScenarioError("waitFor abort, but the assembly context has no signal")
+                # PROTOCOL.md: a throw the assembly reports, so that a loop that forgets to pass
+                # the turn's signal fails its case instead of erroring the harness.
+                raise ScriptedFailure("no abort signal")
             signal.add_listener(wake)
         else:
             raise ScenarioError(f"unknown waitFor {wait_for!r}")

@@ -9,6 +9,7 @@ throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` on
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import math
@@ -981,6 +982,31 @@ class EndSeedAnywhereInTheSeed(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
+class _Unsignalled:
+    """A registry whose assemblies are given no abort signal."""
+
+    def __init__(self, registry: PromptRegistry) -> None:
+        self._registry = registry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+    async def assemble(self, context: AssembleContext | None = None) -> Assembly:
+        return await self._registry.assemble(
+            dataclasses.replace(context or AssembleContext(), signal=None)
+        )
+
+
+class ForgetsTheSignal(_WrongLoop):
+    """The loop assembles with ``{agent, scope}`` but no abort signal, so a cooperative listener
+    cannot see the cancel (it throws "no abort signal" in the harness)."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.registry = _Unsignalled(self.registry)  # type: ignore[assignment]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1043,6 +1069,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedSeqCheckedFirst": "ROOT-MODEL",
     "SeedDropsIgnorable": "ROOT-MODEL",
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
+    "ForgetsTheSignal": "PROMPT-CANCEL-TEST",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1076,5 +1103,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "SeedDropsIgnorable": ("test_example[session/seed-keeps-an-ignorable-event]",),
     "EndSeedAnywhereInTheSeed": (
         "test_example[session/seed-with-end-seed-inside-gets-one-at-the-end]",
+    ),
+    "ForgetsTheSignal": (
+        "test_example[loop/cancel-reaches-a-cooperative-listener-through-the-signal]",
     ),
 }
