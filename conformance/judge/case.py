@@ -241,6 +241,19 @@ def _same_variables(expected: Json, observed: Json) -> bool:
     )
 
 
+def _same_calls(expected: Json, observed: Json) -> bool:
+    """Every CALL, on the keys the case gives (a case may leave `agent` or `payload` out)."""
+    return (
+        isinstance(observed, list)
+        and len(expected) == len(observed)
+        and all(
+            isinstance(got, dict)
+            and all(key in got and strict_equal(value, got[key]) for key, value in want.items())
+            for want, got in zip(expected, observed, strict=True)
+        )
+    )
+
+
 def _without_time(event: Json) -> Json:
     return {key: value for key, value in event.items() if key != "time"}
 
@@ -263,6 +276,7 @@ _SAME: Final = {
     "events": _same_events,
     "message": _same_proposal,
     "variables": _same_variables,
+    "calls": _same_calls,
 }
 
 

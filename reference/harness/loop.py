@@ -152,6 +152,7 @@ class LoopOps:
             raise ScenarioError(f"agent {name!r}: a scope of that name already exists")
         scope = Scope(name, scenario.scope_named(op.get("parent")))
         scenario.scopes[name] = scope
+        scenario.agent_scopes.add(scope)
         log = self._log(op.get("seed"))
         adapter_spec = op.get("adapter", {})
         scripted = ScriptedAdapter(

@@ -83,6 +83,8 @@ class Scenario:
         self.changes = 0
         self.registry = self.new_registry(PromptConfig())
         self.scopes: dict[str, Scope] = {}
+        #: The scopes agents own: an `assemble` op passes `agent` only for one of these.
+        self.agent_scopes: set[Scope] = set()
         self.gates: dict[str, Gate] = {}
         self.parked: list[asyncio.Future[None]] = []
         self._capabilities = [kind(self) for kind in capabilities]

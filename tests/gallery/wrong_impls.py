@@ -1007,6 +1007,18 @@ class ForgetsTheSignal(_WrongLoop):
             self.registry = _Unsignalled(self.registry)  # type: ignore[assignment]
 
 
+class AgentForEveryScope(Driver):
+    """Every assembly context carries its scope as `agent` too, even for a scope no agent owns."""
+
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
+                context = context or AssembleContext()
+                return await super().assemble(dataclasses.replace(context, agent=context.scope))
+
+        return Registry(config)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1070,6 +1082,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedDropsIgnorable": "ROOT-MODEL",
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
     "ForgetsTheSignal": "PROMPT-CANCEL-TEST",
+    "AgentForEveryScope": "DESIGN-SCOPED-LAYERS",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1106,5 +1119,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "ForgetsTheSignal": (
         "test_example[loop/cancel-reaches-a-cooperative-listener-through-the-signal]",
+    ),
+    "AgentForEveryScope": (
+        "test_example[scopes/assemble-passes-no-agent-outside-an-agents-scope]",
     ),
 }

@@ -172,7 +172,7 @@ class TestProtocol11Ops:
             s.received("p"),
             s.received("l"),
         )
-        assert seen[5] == s.calls(s.call("s", reason={"kind": "disposed"}))
+        assert seen[5] == s.calls(s.call("s", agent=None, reason={"kind": "disposed"}))
         payload = seen[6]["calls"][0]["payload"]
         assert payload["sections"] == [s.EMPTY_PERSONA, s.entry("p", "P")]
 
