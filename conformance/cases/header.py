@@ -69,10 +69,16 @@ def _equal(case_id: str, why: str, pairs: list[tuple[Json, Json, bool]]) -> Case
 
 CASES: list[Case] = [
     _canonical(
-        "drops-empty-system-and-tools",
-        CANONICAL,
-        _header(system="", tools=[]),
-        {"config": CONFIG},
+        "drops-empty-system",
+        CANONICAL + " (An empty `system` alone: the tools stay.)",
+        _header(system="", tools=[READ]),
+        {"config": CONFIG, "tools": [READ]},
+    ),
+    _canonical(
+        "drops-empty-tools",
+        CANONICAL + " (An empty `tools` alone: the system stays.)",
+        _header(system="S", tools=[]),
+        {"config": CONFIG, "system": "S"},
     ),
     _canonical(
         "drops-unmarked-adapter-defaults",

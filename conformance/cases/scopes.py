@@ -544,10 +544,9 @@ CASES: list[Case] = [
         contracts=LAYERS,
         requires=s.REGISTRY_1_1,
         why=(
-            "The assembly context carries the agent as both agent and scope (PROTOCOL: "
-            "assemble starts assemble({agent: scope, scope, signal})): every provider and "
-            "listener of an assembly for c is given scope c and agent c, including those "
-            "registered in the global layer and in c's parent."
+            "Every provider and listener of an assembly for scope c is given that assembly "
+            "context (scope c), including those registered in the global layer and in c's "
+            "parent. (Whether it carries an `agent` is checked with registry-1.2.)"
         ),
         ops=(
             s.scope("p"),
@@ -558,11 +557,34 @@ CASES: list[Case] = [
             s.tools("tools", s.provider(s.toolset(), id="tools"), layer="p"),
             s.assemble("a", "c"),
             *[
-                s.received(tracked, expect=s.calls(s.call("c")))
+                s.received(tracked, expect=s.calls(s.call("c", agent=s.NOT_COMPARED)))
                 for tracked in ("v", "sec", "ctx", "tools")
             ],
             s.assemble("b"),
-            s.received("v", expect=s.calls(s.call("c"), s.call(None))),
+            s.received(
+                "v",
+                expect=s.calls(
+                    s.call("c", agent=s.NOT_COMPARED), s.call(None, agent=s.NOT_COMPARED)
+                ),
+            ),
+        ),
+    ),
+    Case(
+        id="scopes/assemble-passes-no-agent-outside-an-agents-scope",
+        contracts=LAYERS,
+        requires=s.REGISTRY_1_2,
+        why=(
+            "In the loop, the assembly context carries the agent as both `agent` and `scope`; "
+            "an assembly for a scope that is no agent's is given `{scope, signal}` only "
+            "(PROTOCOL.md: `assemble` passes `agent` only for an agent's own scope)."
+        ),
+        ops=(
+            s.scope("c"),
+            s.variable("v", "v", s.provider("V", id="v")),
+            s.listen("l", s.listener(id="l"), scope="c"),
+            s.assemble("a", "c"),
+            s.received("v", expect=s.calls(s.call("c", agent=None))),
+            s.received("l", expect=s.calls(s.call("c", agent=None))),
         ),
     ),
     Case(

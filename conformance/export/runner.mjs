@@ -101,6 +101,14 @@ const FIELD_RULES = {
       return jsonValue(want[i], rest);
     }),
   "null-or-absent": (want, got) => jsonValue(want, got === ABSENT ? null : got),
+  "calls-on-given-keys": (want, got) =>
+    Array.isArray(got) &&
+    got.length === want.length &&
+    want.every(
+      (call, i) =>
+        kind(got[i]) === "object" &&
+        Object.entries(call).every(([key, value]) => Object.hasOwn(got[i], key) && jsonValue(value, got[i][key])),
+    ),
   "named-variables": (want, got) =>
     kind(got) === "object" &&
     Object.entries(want).every(([name, value]) =>

@@ -22,6 +22,7 @@ DEFAULT_TIMEOUT: Final = 10.0
 CAPABILITIES: Final = (
     "registry",
     "registry-1.1",
+    "registry-1.2",
     "async-providers",
     "session",
     "session-1.2",

@@ -283,6 +283,19 @@ def _same_variables(expected: Json, observed: Json) -> bool:
     )
 
 
+def _same_calls(expected: Json, observed: Json) -> bool:
+    """Every CALL, on the keys the case gives (a case may leave `agent` or `payload` out)."""
+    return (
+        isinstance(observed, list)
+        and len(expected) == len(observed)
+        and all(
+            isinstance(got, dict)
+            and all(key in got and strict_equal(value, got[key]) for key, value in want.items())
+            for want, got in zip(expected, observed, strict=True)
+        )
+    )
+
+
 def _without_time(event: Json) -> Json:
     return {key: value for key, value in event.items() if key != "time"}
 
@@ -306,6 +319,7 @@ FIELD_RULES: Final = {
     "events": "events-without-time",
     "message": "null-or-absent",
     "variables": "named-variables",
+    "calls": "calls-on-given-keys",
 }
 _SAME: Final = {
     "json-value": _equal,
@@ -315,6 +329,7 @@ _SAME: Final = {
     "events-without-time": _same_events,
     "null-or-absent": _same_proposal,
     "named-variables": _same_variables,
+    "calls-on-given-keys": _same_calls,
 }
 
 

@@ -21,6 +21,7 @@ _UNSET: Final = object()
 #: What a case needs (`Case.requires`) when it uses the registry ops and fields protocol 1.1
 #: added, or blocks in a provider (PROTOCOL.md, "Capabilities").
 REGISTRY_1_1: Final = ("registry", "registry-1.1")
+REGISTRY_1_2: Final = ("registry", "registry-1.1", "registry-1.2")
 SESSION_1_2: Final = ("session", "session-1.2")
 ASYNC_PROVIDERS: Final = ("registry", "async-providers")
 
@@ -414,10 +415,24 @@ def text(value: str) -> Json:
     return {"text": value}
 
 
-def call(scope: str | None = None, *, reason: Json = _UNSET, payload: Json = _UNSET) -> Json:
-    """One recorded call (``received``): the context given (``reason``: its signal was aborted,
-    with this reason), and a listener's payload."""
-    recorded: Json = {"scope": scope, "agent": scope, "aborted": reason is not _UNSET}
+#: A CALL's `agent` left uncompared: 1.1 harnesses pass the scope as `agent` for every
+#: `assemble` op; since 1.2 only an agent's own scope is passed as `agent`.
+NOT_COMPARED: Final = object()
+
+
+def call(
+    scope: str | None = None,
+    *,
+    agent: Json = _UNSET,
+    reason: Json = _UNSET,
+    payload: Json = _UNSET,
+) -> Json:
+    """One recorded call (``received``): the context given (``agent``: default the scope;
+    ``reason``: its signal was aborted, with this reason), and a listener's payload."""
+    recorded: Json = {"scope": scope, "agent": scope if agent is _UNSET else agent}
+    if agent is NOT_COMPARED:
+        del recorded["agent"]
+    recorded["aborted"] = reason is not _UNSET
     if reason is not _UNSET:
         recorded["reason"] = reason
     if payload is not _UNSET:

@@ -36,7 +36,8 @@ from .session import SessionOps
 __all__ = ["CAPABILITIES", "PROTOCOL_VERSION", "Driver", "main", "serve"]
 
 PROTOCOL_VERSION: Final = 1
-#: ``registry-1.1``: the registry ops and fields added by protocol 1.1; ``async-providers``: a
+#: ``registry-1.1``: the registry ops and fields added by protocol 1.1 (``registry-1.2``: an
+#: `assemble` op passes `agent` only for an agent's own scope); ``async-providers``: a
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
 #: ``session``: the session log, the request header and the runtime-context projection
 #: (``session-1.2``: the `session-event-invalid` kind and an option injected as absent);
@@ -46,6 +47,7 @@ PROTOCOL_VERSION: Final = 1
 CAPABILITIES: Final = (
     "registry",
     "registry-1.1",
+    "registry-1.2",
     "async-providers",
     "session",
     "session-1.2",

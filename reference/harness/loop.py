@@ -190,6 +190,7 @@ class LoopOps:
         except ContractError as error:
             return error_observation(error)
         scenario.scopes[name] = scope
+        scenario.agent_scopes.add(scope)
         self.adapters[name], self.agents[name], self.hook_calls[name] = adapter, agent, calls
         return {"ok": True}
 

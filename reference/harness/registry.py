@@ -258,7 +258,9 @@ class RegistryOps:
         controller = AbortController()
         if op.get("aborted"):
             controller.abort(op.get("reason", _USER_ABORT))
-        context = AssembleContext(scope=scope, agent=scope, signal=controller.signal)
+        # PROTOCOL.md (1.2): `agent` only for an agent's own scope, `{scope, signal}` otherwise.
+        agent = scope if scope in self.scenario.agent_scopes else None
+        context = AssembleContext(scope=scope, agent=agent, signal=controller.signal)
         task = asyncio.get_running_loop().create_task(self.scenario.registry.assemble(context))
         self.runs[name] = _Run(task, controller)
         await self.scenario.settle()

@@ -98,6 +98,8 @@ class Scenario:
         self.changes = 0
         self.registry = self.new_registry(PromptConfig())
         self.scopes: dict[str, Scope] = {}
+        #: The scopes agents own: an `assemble` op passes `agent` only for one of these.
+        self.agent_scopes: set[Scope] = set()
         self.gates: dict[str, Gate] = {}
         self.parked: list[asyncio.Future[None]] = []
         self._capabilities = [kind(self) for kind in capabilities]
@@ -151,7 +153,9 @@ class Scenario:
             gate.waiting.append(wake)
         elif wait_for.get("abort"):
             if signal is None:
-                raise ScenarioError("waitFor abort, but the assembly context has no signal")
+                # PROTOCOL.md: a throw the assembly reports, so that a loop that forgets to pass
+                # the turn's signal fails its case instead of erroring the harness.
+                raise ScriptedFailure("no abort signal")
             signal.add_listener(wake)
         else:
             raise ScenarioError(f"unknown waitFor {wait_for!r}")

@@ -60,7 +60,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         env=env,
-        timeout=600,
+        timeout=1800,
         check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr

@@ -7,6 +7,7 @@ server loop behind ``dsh-reference-harness``.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from typing import Any
@@ -14,7 +15,8 @@ from typing import Any
 import pytest
 
 from conformance.scenarios import scenario as s
-from reference.harness import PROTOCOL_VERSION, Driver, serve
+from reference.harness import CAPABILITY_OPS, PROTOCOL_VERSION, Driver, serve
+from reference.harness.scenario import Scenario, ScriptedFailure
 
 
 def run(*ops: Any) -> dict[str, Any]:
@@ -170,7 +172,7 @@ class TestProtocol11Ops:
             s.received("p"),
             s.received("l"),
         )
-        assert seen[5] == s.calls(s.call("s", reason={"kind": "disposed"}))
+        assert seen[5] == s.calls(s.call("s", agent=None, reason={"kind": "disposed"}))
         payload = seen[6]["calls"][0]["payload"]
         assert payload["sections"] == [s.EMPTY_PERSONA, s.entry("p", "P")]
 
@@ -216,3 +218,11 @@ class TestProtocol11Ops:
 
     def test_received_for_an_unknown_id_is_refused(self) -> None:
         assert run(s.received("nobody"))["type"] == "errored"
+
+
+def test_waiting_for_an_abort_without_a_signal_is_a_scripted_failure() -> None:
+    """PROTOCOL.md (1.2): a loop that forgets the turn's signal fails its case (the listener
+    throws `scripted-failure`), it does not error the harness."""
+    scenario = Scenario(Driver(), CAPABILITY_OPS)
+    with pytest.raises(ScriptedFailure, match="no abort signal"):
+        asyncio.run(scenario.wait({"abort": True}, None))
