@@ -22,6 +22,10 @@ CANCEL = ("PROMPT-CANCEL-TEST",)
 OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+#: The model layer's failure a resolution fails with.
+UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
+#: The failure of a request for a provider without an adapter (its message is free text).
+NO_ADAPTER = {"message": lp.ANY_TEXT, "code": "NO_ADAPTER"}
 HI = {
     "content": [{"type": "text", "text": "hi"}],
     "source": {"kind": "user"},
@@ -145,6 +149,80 @@ CASES = [
             lp.followup("a", "hi"),
             lp.observe("a", log=_failed_build(), requests=[]),
             lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — ... the model resolution throwing — is not a request "
+            "error: no `agent/request-error` decision is asked, no header or context is "
+            "written, and the turn ends with the resolution's failure when it is the model "
+            "layer's failure error (here the scripted adapter's resolution fails with code "
+            "`UNSUPPORTED_REASONING_EFFORT`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={"scripted": {"resolve": {"fails": UNSUPPORTED}}},
+                request_error=["retry"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *OPENING,
+                    lp.step_end(1, 1),
+                    lp.turn_end(1, {"kind": "error", "error": {**UNSUPPORTED}}),
+                ],
+                requests=[],
+            ),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/a-provider-without-an-adapter-is-sent-unresolved",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A provider for which no adapter is registered is not a build failure: the "
+            "proposed config is used unresolved (no `adapterDefaults`), the header and context "
+            "are written, and the request is dispatched; its stream ends with an error finish "
+            "`NO_ADAPTER`, which is a request error like any other (the decision here ends the "
+            "turn with it). The only adapter is another provider's, with defaults."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={"other": {"defaults": {"maxTokens": 512}, "contextWindow": 8192}},
+                request_error=["end"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *OPENING,  # 0-2
+                    lp.header("initial"),  # 3
+                    lp.context(),  # 4
+                    {
+                        "type": "assistant/chunk",
+                        "data": {
+                            "turn": 1,
+                            "step": 1,
+                            "chunk": {
+                                "type": "finish",
+                                "reason": {"kind": "error", "failure": NO_ADAPTER},
+                            },
+                        },
+                    },  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, {"kind": "error", "error": NO_ADAPTER}),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
         ),
     ),
     Case(

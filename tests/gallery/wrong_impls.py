@@ -25,7 +25,7 @@ from reference.harness import Driver
 from reference.header import RequestHeader, headers_equal
 from reference.jsonvalue import Json
 from reference.loop import Agent, Enter, PreStepDecision, RequestError
-from reference.model_adapter import Request
+from reference.model_adapter import AdapterFailure, Request
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
 from reference.session import SessionLog, SurfaceReplace
@@ -793,10 +793,10 @@ class ContextWindowNotCompared(_WrongLoop):
     loop instance with another context window writes none."""
 
     class agent_class(Agent):
-        def _log_context(self, config: Json) -> None:
+        def _log_context(self, config: Json, window: int | None) -> None:
             last = self.log.request_context()
             if last is None or any(last[key] != config[key] for key in ("provider", "model")):
-                super()._log_context(config)
+                super()._log_context(config, window)
 
 
 class DefaultsProposedAsValues(_WrongLoop):
@@ -1017,6 +1017,30 @@ class InjectWaitsForTheNextTurn(_WrongLoop):
             self._inbox.add("next-turn", message)
 
 
+class ResolutionFailureReportedAsUnknown(Driver):
+    """A turn ended by a thrown model-layer failure (one model resolution threw) ends
+    `UNKNOWN` instead of with that failure."""
+
+    def __init__(self) -> None:
+        failure_of = loop._failure_of
+
+        def unknown(error: Exception) -> Json:
+            if isinstance(error, AdapterFailure):
+                return {"message": str(error), "code": "UNKNOWN"}
+            return failure_of(error)
+
+        loop._failure_of = unknown
+
+
+class NoAdapterFailsTheBuild(_WrongLoop):
+    """A provider without an adapter fails the request build (no header, no request) instead
+    of being sent unresolved."""
+
+    class agent_class(Agent):
+        async def resolve(self, proposed: dict[str, Any], signal: AbortSignal) -> Any:
+            return await self._resolver(proposed, signal)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1084,6 +1108,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
     "InjectWakesTheAgent": "PROMPT-STEP-BOUNDARY",
     "InjectWaitsForTheNextTurn": "PROMPT-STEP-BOUNDARY",
+    "ResolutionFailureReportedAsUnknown": "LOOP-REQUEST-BUILD",
+    "NoAdapterFailsTheBuild": "LOOP-REQUEST-BUILD",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1134,4 +1160,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "loop/an-injected-message-waits-idle-for-the-next-turn",
         "loop/a-message-injected-during-a-step-opens-the-next-step",
     ),
+    "ResolutionFailureReportedAsUnknown": (
+        "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+    ),
+    "NoAdapterFailsTheBuild": ("loop/a-provider-without-an-adapter-is-sent-unresolved",),
 }
