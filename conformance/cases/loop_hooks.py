@@ -12,7 +12,7 @@ from ..judge.case import Case
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
-from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn
+from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _turn_with_tools
 
 LOOP_12 = ("registry", "loop", "loop-1.2")
 BUILD = ("LOOP-REQUEST-BUILD",)
@@ -343,6 +343,56 @@ CASES = [
             ),
             lp.observe(
                 "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-the-request-hook-waits-writes-no-header",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel during the `agent/request` waterfall (upstream notes 8.3, row d): the "
+            "hook is given the turn's signal and settles on its abort; the build stops there, "
+            "so the step ends with no `request/header`, no context and no request, and the "
+            "turn ends aborted."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"waitFor": {"abort": True}}]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel while a tool call runs (upstream notes 7.4, not stated by CONTRACTS.md): "
+            "the tool is given the turn's signal; a call already started runs to completion "
+            "and its result is committed, then the step ends and the turn ends aborted, with no "
+            "further request."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[CALL, FOUR],
+                tools=[{**lp.tool_result("4"), "waitFor": {"abort": True}}],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:12],  # 0-11
+                    lp.step_end(1, 1),  # 12
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 13
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),

@@ -1041,6 +1041,36 @@ class NoAdapterFailsTheBuild(_WrongLoop):
             return await self._resolver(proposed, signal)
 
 
+class RequestHookWithoutTheTurnSignal(_WrongLoop):
+    """The `agent/request` waterfall is given a signal of its own, not the turn's: a hook
+    waiting for the abort never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            propose = options["request"]
+            own = AbortController().signal
+
+            async def request(question: Any, proposal: dict[str, Any]) -> dict[str, Any]:
+                return await propose(dataclasses.replace(question, signal=own), proposal)
+
+            super().__init__(**{**options, "request": request})
+
+
+class ToolRunsWithoutTheTurnSignal(_WrongLoop):
+    """Tools are given a signal of their own, not the turn's: a tool waiting for the abort
+    never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            run = options["tools"]
+            own = AbortController().signal
+
+            async def tools(call: Any, _signal: AbortSignal) -> Any:
+                return await run(call, own)
+
+            super().__init__(**{**options, "tools": tools})
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -1110,6 +1140,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "InjectWaitsForTheNextTurn": "PROMPT-STEP-BOUNDARY",
     "ResolutionFailureReportedAsUnknown": "LOOP-REQUEST-BUILD",
     "NoAdapterFailsTheBuild": "LOOP-REQUEST-BUILD",
+    "RequestHookWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "ToolRunsWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1164,4 +1196,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
     ),
     "NoAdapterFailsTheBuild": ("loop/a-provider-without-an-adapter-is-sent-unresolved",),
+    "RequestHookWithoutTheTurnSignal": (
+        "loop/cancel-while-the-request-hook-waits-writes-no-header",
+    ),
+    "ToolRunsWithoutTheTurnSignal": ("loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",),
 }
