@@ -39,7 +39,14 @@ from .errors import ContractError
 from .header import MARKERS, CallConfig, RequestHeader, canonical_header, headers_equal
 from .inbox import Inbox, Target
 from .jsonvalue import Json, frozen, snapshot
-from .model_adapter import ABORTED, AdapterFailure, ModelAdapter, Request, failure_json
+from .model_adapter import (
+    ABORTED,
+    AdapterDefaultValues,
+    AdapterFailure,
+    ModelAdapter,
+    Request,
+    failure_json,
+)
 from .registry import AssembleContext, PromptRegistry, Scope
 from .render import render_context_sections, render_prompt
 from .runtime_context import RuntimeContextProjection
@@ -75,6 +82,23 @@ class NoRoute(Exception):
 
 #: LOOP-REQUEST-BUILD: `maxTokens` must be "a positive integer of at most 2^53 - 1".
 MAX_SAFE_INTEGER: Final = 2**53 - 1
+#: The code of the model layer's failure when no adapter is registered for the provider.
+NO_ADAPTER: Final = "NO_ADAPTER"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What model resolution gives (the upstream's ``prepareCall``): the resolved config, the
+    fields it filled from adapter defaults (``adapterDefaults``), the adapter's context window."""
+
+    config: dict[str, Any]
+    markers: dict[str, Any]
+    context_window: int | None
+
+
+#: Model resolution: may wait, and may throw — the model layer's failure (`AdapterFailure`, code
+#: `NO_ADAPTER` when no adapter is registered for the provider) or anything else.
+Resolver = Callable[[dict[str, Any], AbortSignal], Awaitable[Resolution]]
 
 
 # -- the decisions ------------------------------------------------------------------------------
@@ -206,6 +230,7 @@ class Agent:
         pre_step: PreStepHook = _default_pre_step,
         request_error: RequestErrorHook = _default_request_error,
         request: RequestHook = _default_request,
+        resolve: Resolver | None = None,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
         # Integer milliseconds: a seeded event's `time` must be an integer (so a log this loop
         # wrote can seed a later session).
@@ -217,6 +242,7 @@ class Agent:
         self.session_id = session_id
         self._tools, self._pre_step, self._request_error = tools, pre_step, request_error
         self._request = request
+        self._resolver = resolve if resolve is not None else self._resolve_with_adapter
         self.new_id, self._clock = new_id, clock
         # LOOP-RUNTIME-CONTEXT: "It is constructed at the start of each loop instance".
         self._projection = RuntimeContextProjection.restore(log)
@@ -538,14 +564,15 @@ class Agent:
         # written for it, and the turn ends as for any other throw".
         if not proposed.get("provider") or not proposed.get("model"):
             raise NoRoute(f"no provider/model for the request: {proposed!r}")
-        config, markers = self._prepare(proposed)
-        draft: dict[str, Any] = {"config": config, "system": system}
-        if markers:
-            draft["adapterDefaults"] = markers
+        resolution = await self.resolve(proposed, signal)
+        _check(signal)
+        draft: dict[str, Any] = {"config": resolution.config, "system": system}
+        if resolution.markers:
+            draft["adapterDefaults"] = resolution.markers
         draft["tools"] = [schema.to_json() for schema in assembly.tools]
         header = canonical_header(draft)
         self.log_header(header)
-        self._log_context(header["config"])
+        self._log_context(header["config"], resolution.context_window)
         _check(signal)
         request: Request = {**header["config"], "messages": messages}
         for field in ("system", "tools"):
@@ -581,15 +608,26 @@ class Agent:
             seed["reasoningEffort"] = persisted["config"]["reasoningEffort"]
         return seed
 
-    def _prepare(self, seed: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Fill what the config leaves out from the adapter's defaults, marking each one."""
-        config, markers = dict(seed), dict[str, Any]()
-        defaults: dict[str, Any] = dict(self.adapter.defaults)
-        for field in MARKERS:
-            if field not in config and field in defaults:
-                config[field] = defaults[field]
-                markers[field] = True
-        return config, markers
+    async def resolve(self, proposed: dict[str, Any], signal: AbortSignal) -> Resolution:
+        """Model resolution of the proposed config.
+
+        LOOP-REQUEST-BUILD: "A provider for which no adapter is registered is not a build
+        failure: the proposed config is used unresolved (no `adapterDefaults`), the header and
+        context are written, and the request is dispatched". Any other throw fails the build.
+        """
+        try:
+            return await self._resolver(proposed, signal)
+        except AdapterFailure as error:
+            if error.code != NO_ADAPTER:
+                raise
+            return Resolution(dict(proposed), {}, None)
+
+    async def _resolve_with_adapter(
+        self, proposed: dict[str, Any], _signal: AbortSignal
+    ) -> Resolution:
+        """The one adapter's resolution: its defaults filled in, its context window."""
+        config, markers = fill_defaults(proposed, self.adapter.defaults)
+        return Resolution(config, markers, self.adapter.context_window)
 
     def log_header(self, header: RequestHeader) -> None:
         """LOOP-REQUEST-BUILD: "A loop instance's first successful request build writes
@@ -605,12 +643,12 @@ class Agent:
         elif baseline is None or not headers_equal(baseline, header):
             self.append("request/header", {"header": header, "reason": "change"})
 
-    def _log_context(self, config: CallConfig) -> None:
+    def _log_context(self, config: CallConfig, window: int | None) -> None:
         """ "the build writes `request/context {provider, model, contextWindow?}` when no request
         context was logged yet or one of those three differs from the last one"."""
         context: dict[str, Any] = {"provider": config["provider"], "model": config["model"]}
-        if self.adapter.context_window is not None:
-            context["contextWindow"] = self.adapter.context_window
+        if window is not None:
+            context["contextWindow"] = window
         last = self.log.request_context()
         if last is None or any(
             last.get(key) != context.get(key) for key in ("provider", "model", "contextWindow")
@@ -657,6 +695,19 @@ class Agent:
             )
             concluded = concluded or outcome.concludes
         return concluded
+
+
+def fill_defaults(
+    seed: dict[str, Any], defaults: AdapterDefaultValues
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fill what the config leaves out from an adapter's defaults, marking each one."""
+    config, markers = dict(seed), dict[str, Any]()
+    given: dict[str, Any] = dict(defaults)
+    for field in MARKERS:
+        if field not in config and field in given:
+            config[field] = given[field]
+            markers[field] = True
+    return config, markers
 
 
 def _check_max_tokens(config: CallConfig) -> None:

@@ -12,7 +12,7 @@ from ..judge.case import Case
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
-from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn
+from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _turn_with_tools
 
 LOOP_12 = ("registry", "loop", "loop-1.2")
 BUILD = ("LOOP-REQUEST-BUILD",)
@@ -22,6 +22,10 @@ CANCEL = ("PROMPT-CANCEL-TEST",)
 OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+#: The model layer's failure a resolution fails with.
+UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
+#: The failure of a request for a provider without an adapter (its message is free text).
+NO_ADAPTER = {"message": lp.ANY_TEXT, "code": "NO_ADAPTER"}
 HI = {
     "content": [{"type": "text", "text": "hi"}],
     "source": {"kind": "user"},
@@ -148,6 +152,80 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — ... the model resolution throwing — is not a request "
+            "error: no `agent/request-error` decision is asked, no header or context is "
+            "written, and the turn ends with the resolution's failure when it is the model "
+            "layer's failure error (here the scripted adapter's resolution fails with code "
+            "`UNSUPPORTED_REASONING_EFFORT`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={"scripted": {"resolve": {"fails": UNSUPPORTED}}},
+                request_error=["retry"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *OPENING,
+                    lp.step_end(1, 1),
+                    lp.turn_end(1, {"kind": "error", "error": {**UNSUPPORTED}}),
+                ],
+                requests=[],
+            ),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/a-provider-without-an-adapter-is-sent-unresolved",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A provider for which no adapter is registered is not a build failure: the "
+            "proposed config is used unresolved (no `adapterDefaults`), the header and context "
+            "are written, and the request is dispatched; its stream ends with an error finish "
+            "`NO_ADAPTER`, which is a request error like any other (the decision here ends the "
+            "turn with it). The only adapter is another provider's, with defaults."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={"other": {"defaults": {"maxTokens": 512}, "contextWindow": 8192}},
+                request_error=["end"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *OPENING,  # 0-2
+                    lp.header("initial"),  # 3
+                    lp.context(),  # 4
+                    {
+                        "type": "assistant/chunk",
+                        "data": {
+                            "turn": 1,
+                            "step": 1,
+                            "chunk": {
+                                "type": "finish",
+                                "reason": {"kind": "error", "failure": NO_ADAPTER},
+                            },
+                        },
+                    },  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, {"kind": "error", "error": NO_ADAPTER}),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused",
         contracts=BUILD,
         requires=LOOP_12,
@@ -265,6 +343,56 @@ CASES = [
             ),
             lp.observe(
                 "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-the-request-hook-waits-writes-no-header",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel during the `agent/request` waterfall (upstream notes 8.3, row d): the "
+            "hook is given the turn's signal and settles on its abort; the build stops there, "
+            "so the step ends with no `request/header`, no context and no request, and the "
+            "turn ends aborted."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"waitFor": {"abort": True}}]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel while a tool call runs (upstream notes 7.4, not stated by CONTRACTS.md): "
+            "the tool is given the turn's signal; a call already started runs to completion "
+            "and its result is committed, then the step ends and the turn ends aborted, with no "
+            "further request."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[CALL, FOUR],
+                tools=[{**lp.tool_result("4"), "waitFor": {"abort": True}}],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:12],  # 0-11
+                    lp.step_end(1, 1),  # 12
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 13
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),

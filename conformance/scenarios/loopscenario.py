@@ -55,6 +55,7 @@ def agent(
     request: list[Json] | None = None,
     seed: Json = _UNSET,
     adapter: Json = _UNSET,
+    adapters: Json = _UNSET,
     parent: str | object = _UNSET,
     expect: Json = _UNSET,
 ) -> Json:
@@ -70,7 +71,9 @@ def agent(
     for key, value in scripted:
         if value:
             fields[key] = value
-    return _op("agent", expect, **fields, seed=seed, adapter=adapter, parent=parent)
+    return _op(
+        "agent", expect, **fields, seed=seed, adapter=adapter, adapters=adapters, parent=parent
+    )
 
 
 def after_gate(gate: str, action: str) -> Json:

@@ -19,6 +19,7 @@ from ..abort import AbortSignal
 from ..errors import ContractError
 from ..jsonvalue import Json, snapshot
 from ..loop import (
+    NO_ADAPTER,
     Agent,
     Enter,
     PreStep,
@@ -27,9 +28,12 @@ from ..loop import (
     RequestBuild,
     RequestError,
     RequestHook,
+    Resolution,
+    Resolver,
     ToolCall,
     ToolOutcome,
     ToolRunner,
+    fill_defaults,
     user_message,
 )
 from ..model_adapter import (
@@ -58,10 +62,15 @@ _DECISIONS: Final = {
 
 @dataclass
 class _Recorder:
-    """The scripted model adapter, recording each request with the log length at its dispatch."""
+    """The scripted model adapter, recording each request with the log length at its dispatch.
+
+    With ``providers`` (the providers of an ``adapters`` map, 1.2), a request for any other
+    provider has no adapter: its stream fails with ``NO_ADAPTER`` and takes no scripted reply.
+    """
 
     scripted: ScriptedAdapter
     log: SessionLog
+    providers: frozenset[str] | None = None
     received: list[Json] = field(default_factory=list)
 
     @property
@@ -74,7 +83,14 @@ class _Recorder:
 
     def stream(self, request: Request, signal: AbortSignal) -> AsyncIterator[Chunk]:
         self.received.append({"dispatchSeq": len(self.log), "request": snapshot(request)})
+        if self.providers is not None and request["provider"] not in self.providers:
+            return _no_adapter(request["provider"])
         return self.scripted.stream(request, signal)
+
+
+async def _no_adapter(provider: str) -> AsyncIterator[Chunk]:
+    raise AdapterFailure(NO_ADAPTER, f"no model adapter for provider {provider!r}")
+    yield {}  # pragma: no cover - makes this an async generator
 
 
 class LoopOps:
@@ -183,7 +199,10 @@ class LoopOps:
             defaults=adapter_spec.get("defaults", {}),
             context_window=adapter_spec.get("contextWindow"),
         )
-        adapter = _Recorder(scripted, log)
+        adapters = op.get("adapters")
+        if adapters is not None and "adapter" in op:
+            raise ScenarioError(f"agent {name!r}: give `adapter` or `adapters`, not both")
+        adapter = _Recorder(scripted, log, None if adapters is None else frozenset(adapters))
         # Refused (`agent-config-invalid`, 1.2): nothing is kept, the scope included.
         try:
             agent = self._make_agent(op, scope, log, adapter, calls)
@@ -211,8 +230,29 @@ class LoopOps:
                 op.get("requestError", []), scenario.wait, calls["requestError"]
             ),
             request=_scripted_request(op.get("request", []), scenario.wait, calls["requestHook"]),
+            resolve=None if "adapters" not in op else self._resolver(op["adapters"]),
             new_id=lambda: self._new_id("message"),
         )
+
+    def _resolver(self, adapters: Json) -> Resolver:
+        """Model resolution over an ``adapters`` map (1.2): the proposed provider's adapter,
+        after its ``resolve`` wait, fails (the model layer's failure), throws, or fills in its
+        defaults; a provider without one is ``NO_ADAPTER``."""
+
+        async def resolve(proposed: dict[str, Json], signal: AbortSignal) -> Resolution:
+            spec = adapters.get(proposed["provider"])
+            if spec is None:
+                raise AdapterFailure(NO_ADAPTER, f"no adapter for {proposed['provider']!r}")
+            how = spec.get("resolve", {})
+            await self.scenario.wait(how.get("waitFor"), signal)
+            if "fails" in how:
+                raise AdapterFailure(how["fails"]["code"], how["fails"]["message"])
+            if "throws" in how:
+                raise ScriptedFailure(how["throws"])
+            config, markers = fill_defaults(proposed, spec.get("defaults", {}))
+            return Resolution(config, markers, spec.get("contextWindow"))
+
+        return resolve
 
     def _reply(self, reply: Json) -> ScriptedReply:
         """REPLY: stream ``chunks``, then wait (``waitFor``), then fail (``fail``) if asked."""

@@ -31,7 +31,7 @@ from reference.header import RequestHeader, headers_equal
 from reference.jsonvalue import Json
 from reference.llm import LlmError
 from reference.loop import Agent, Enter, PreStepDecision, RequestError
-from reference.model_adapter import Request
+from reference.model_adapter import AdapterFailure, Request
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
 from reference.session import SessionLog, SurfaceReplace
@@ -1021,10 +1021,10 @@ class ContextWindowNotCompared(_WrongLoop):
     loop instance with another context window writes none."""
 
     class agent_class(Agent):
-        def _log_context(self, config: Json) -> None:
+        def _log_context(self, config: Json, window: int | None) -> None:
             last = self.log.request_context()
             if last is None or any(last[key] != config[key] for key in ("provider", "model")):
-                super()._log_context(config)
+                super()._log_context(config, window)
 
 
 class DefaultsProposedAsValues(_WrongLoop):
@@ -2149,6 +2149,60 @@ class AgentForEveryScope(Driver):
         return Registry(config)
 
 
+class ResolutionFailureReportedAsUnknown(Driver):
+    """A turn ended by a thrown model-layer failure (one model resolution threw) ends
+    `UNKNOWN` instead of with that failure."""
+
+    def __init__(self) -> None:
+        failure_of = loop._failure_of
+
+        def unknown(error: Exception) -> Json:
+            if isinstance(error, AdapterFailure):
+                return {"message": str(error), "code": "UNKNOWN"}
+            return failure_of(error)
+
+        loop._failure_of = unknown
+
+
+class NoAdapterFailsTheBuild(_WrongLoop):
+    """A provider without an adapter fails the request build (no header, no request) instead
+    of being sent unresolved."""
+
+    class agent_class(Agent):
+        async def resolve(self, proposed: dict[str, Any], signal: AbortSignal) -> Any:
+            return await self._resolver(proposed, signal)
+
+
+class RequestHookWithoutTheTurnSignal(_WrongLoop):
+    """The `agent/request` waterfall is given a signal of its own, not the turn's: a hook
+    waiting for the abort never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            propose = options["request"]
+            own = AbortController().signal
+
+            async def request(question: Any, proposal: dict[str, Any]) -> dict[str, Any]:
+                return await propose(dataclasses.replace(question, signal=own), proposal)
+
+            super().__init__(**{**options, "request": request})
+
+
+class ToolRunsWithoutTheTurnSignal(_WrongLoop):
+    """Tools are given a signal of their own, not the turn's: a tool waiting for the abort
+    never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            run = options["tools"]
+            own = AbortController().signal
+
+            async def tools(call: Any, _signal: AbortSignal) -> Any:
+                return await run(call, own)
+
+            super().__init__(**{**options, "tools": tools})
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -2293,6 +2347,10 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NoStatusOnHttpFailures": "PROMPT-DEEPSEEK-WIRE",
     "ForgetsTheSignal": "PROMPT-CANCEL-TEST",
     "AgentForEveryScope": "DESIGN-SCOPED-LAYERS",
+    "ResolutionFailureReportedAsUnknown": "LOOP-REQUEST-BUILD",
+    "NoAdapterFailsTheBuild": "LOOP-REQUEST-BUILD",
+    "RequestHookWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "ToolRunsWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -2518,4 +2576,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "AgentForEveryScope": (
         "test_example[scopes/assemble-passes-no-agent-outside-an-agents-scope]",
     ),
+    "ResolutionFailureReportedAsUnknown": (
+        "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+    ),
+    "NoAdapterFailsTheBuild": ("loop/a-provider-without-an-adapter-is-sent-unresolved",),
+    "RequestHookWithoutTheTurnSignal": (
+        "loop/cancel-while-the-request-hook-waits-writes-no-header",
+    ),
+    "ToolRunsWithoutTheTurnSignal": ("loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",),
 }
