@@ -1,23 +1,29 @@
-"""``dsh-conformance smoke``: the handshake and one small case, with every diagnostic printed.
+"""``dsh-conformance smoke``: the handshake, one small case and the smoke file, diagnostics printed.
 
 The first thing a harness author runs: it needs no pytest knowledge, stops at the first problem,
 and shows everything the implementation printed (the offending line, the stderr tail) instead of
-a table.
+a table. After the case it replays ``conformance/smoke.jsonl`` (PROTOCOL.md, "Smoke file"), as
+the README recommends. A harness that honestly skips what it cannot run yet (a stub) speaks the
+protocol: that is "protocol ok, case skipped", not a failure.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from typing import TextIO
+from pathlib import Path
+from typing import Any, Final, TextIO
 
 from ..cases import all_cases
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
-from ..harness.transport import load_implementation
+from ..harness.transport import Implementation, load_implementation
 from ..judge.case import mismatches
 from ..judge.jsontext import dumps
 from .execute import failure_message, format_context
 from .options import seconds
+
+Json = Any
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:
@@ -66,14 +72,75 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
                 out.write(format_context(outcome.context) + "\n")
             return 1
         if outcome.kind == "skipped":
-            out.write(f"FAILED: the implementation skipped it: {outcome.reason}\n")
-            return 1
-        out.write(f"observed: {dumps(outcome.observations)}\n")
-        problems = mismatches(case, outcome.observations)
-        if problems:
-            out.write("FAILED: " + failure_message(case, outcome.observations, problems) + "\n")
+            out.write(f"protocol ok, case skipped: {outcome.reason}\n")
+        else:
+            out.write(f"observed: {dumps(outcome.observations)}\n")
+            problems = mismatches(case, outcome.observations)
+            if problems:
+                message = failure_message(case, outcome.observations, problems)
+                out.write(f"FAILED: {message}\n")
+                return 1
+        if not replay(impl, handshake.capabilities, out):
             return 1
         out.write("ok: the implementation speaks the protocol; run dsh-conformance for the rest\n")
         return 0
     finally:
         impl.close()
+
+
+def replay(impl: Implementation, capabilities: frozenset[str], out: TextIO) -> bool:
+    """Send the smoke file's ``run`` lines (those whose capabilities ``impl`` declares) and
+    compare each reply with its ``expect``; whether none differed. A skipped line is reported
+    as such, and is no failure."""
+    lines = smoke_lines()
+    out.write(f"replaying {SMOKE_FILE.name} ({len(lines)} lines)\n")
+    for line in lines:
+        sent = line["send"]
+        if sent["type"] != "run":
+            continue  # the handshake was done above; stop is the transport's business
+        if not set(line.get("requires", ())) <= capabilities:
+            out.write(f"  {sent['case']}: not applicable (needs {', '.join(line['requires'])})\n")
+            continue
+        outcome = impl.run(sent["case"], sent["scenario"])
+        reply: Json = {"type": outcome.kind, "case": sent["case"]}
+        if outcome.kind == "observed":
+            reply["observations"] = outcome.observations
+        if outcome.kind == "skipped":
+            out.write(f"  {sent['case']}: protocol ok, case skipped: {outcome.reason}\n")
+        elif reply_matches(line["expect"], reply):
+            out.write(f"  {sent['case']}: ok\n")
+        else:
+            out.write(f"FAILED: {sent['case']}: expected {dumps(line['expect'])}\n")
+            out.write(f"got {outcome.kind}: {dumps(outcome.observations or outcome.reason)}\n")
+            if outcome.context is not None:
+                out.write(format_context(outcome.context) + "\n")
+            return False
+    return True
+
+
+#: PROTOCOL.md's smoke file, shipped inside the package.
+SMOKE_FILE: Final = Path(__file__).parents[1] / "smoke.jsonl"
+
+
+def smoke_lines() -> list[Json]:
+    """The smoke file's lines, as JSON values."""
+    text = SMOKE_FILE.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def reply_matches(expect: Json, reply: Json) -> bool:
+    """PROTOCOL.md's rule: every key of ``expect`` with an equal value; no ERROR ``message``."""
+    if expect is None or reply is None:
+        return expect is reply
+    return all(_without_messages(reply.get(key)) == value for key, value in expect.items())
+
+
+def _without_messages(value: Json) -> Json:
+    if isinstance(value, dict):
+        error = value.get("error")
+        if isinstance(error, dict):
+            value = {**value, "error": {k: v for k, v in error.items() if k != "message"}}
+        return {key: _without_messages(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_messages(item) for item in value]
+    return value
