@@ -72,13 +72,15 @@ def export_cases(argv: list[str]) -> int:
 #: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.
 SUBCOMMANDS: dict[str, Subcommand] = {
     "smoke": _subcommand("smoke"),
+    "info": _subcommand("smoke", "info"),
     "export-cases": export_cases,
     "check-log": _subcommand("check_log"),
 }
 
 _USAGE: Final = """\
 usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
-       dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
+       dsh-conformance info [--impl SPEC]        the handshake alone: name, version, capabilities
+       dsh-conformance smoke [--impl SPEC]       the handshake, one small case, the smoke file
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID

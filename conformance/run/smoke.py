@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from ..cases import all_cases
-from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
+from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, ProtocolError
 from ..harness.transport import Implementation, load_implementation
 from ..judge.case import mismatches
 from ..judge.jsontext import dumps
@@ -27,33 +27,86 @@ Json = Any
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="dsh-conformance smoke",
-        description="Start one implementation, check its handshake, run one small case.",
-    )
-    parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
-    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    args = parser.parse_args(argv)
+    args = _parser(
+        "dsh-conformance smoke",
+        "Start one implementation, check its handshake, run one small case, replay the smoke file.",
+    ).parse_args(argv)
     return smoke(args.impl, args.case_timeout, out or sys.stdout)
 
 
-def smoke(spec: str, timeout: float, out: TextIO) -> int:
-    """0 if ``spec`` starts, answers the handshake and passes the smallest case it can run."""
+def info(argv: list[str], out: TextIO | None = None) -> int:
+    """``dsh-conformance info --impl SPEC [--json]``: the handshake alone, no case run."""
+    parser = _parser(
+        "dsh-conformance info",
+        "Start one implementation and print its handshake (name, version, language, "
+        "capabilities) without running a case.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the handshake as JSON")
+    args = parser.parse_args(argv)
+    out = out or sys.stdout
+    started = _start(args.impl, args.case_timeout, out, quiet=args.json)
+    if isinstance(started, int):
+        return started
+    impl, handshake = started
+    impl.close()
+    if args.json:
+        described = {
+            "name": handshake.name,
+            "version": handshake.version,
+            "language": handshake.language,
+            "capabilities": sorted(handshake.capabilities),
+            "unknownCapabilities": sorted(handshake.capabilities - set(CAPABILITIES)),
+        }
+        out.write(dumps(described, indent=2) + "\n")
+        return 0
+    out.write(f"name: {handshake.name}\nversion: {handshake.version}\n")
+    out.write(f"language: {handshake.language or '(not given)'}\n")
+    for capability in CAPABILITIES:
+        mark = "yes" if capability in handshake.capabilities else "no"
+        out.write(f"capability {capability}: {mark}\n")
+    for unknown in sorted(handshake.capabilities - set(CAPABILITIES)):
+        out.write(f"capability {unknown}: declared, unknown to this suite (ignored)\n")
+    return 0
+
+
+def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
+    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    return parser
+
+
+def _start(
+    spec: str, timeout: float, out: TextIO, quiet: bool = False
+) -> tuple[Implementation, Handshake] | int:
+    """The implementation, started, and its handshake; else the exit status, said why: 2 when
+    ``spec`` names nothing that can be loaded, 1 when the handshake fails."""
     try:
         impl = load_implementation(spec, timeout=timeout)
     except (ImportError, AttributeError, TypeError, ValueError) as error:
-        out.write(f"cannot load {spec!r}: {error}\n")
+        sys.stderr.write(f"cannot load {spec!r}: {error}\n")
         return 2
-    try:
+    if not quiet:
         out.write(f"starting {impl.label}\n")
-        try:
-            handshake = impl.handshake()
-        except ProtocolError as error:
-            context = getattr(error, "context", None)
-            out.write(f"FAILED: handshake: {error}\n")
-            if context:
-                out.write(format_context(context) + "\n")
-            return 1
+    try:
+        return impl, impl.handshake()
+    except ProtocolError as error:
+        context = getattr(error, "context", None)
+        out.write(f"FAILED: handshake: {error}\n")
+        if context:
+            out.write(format_context(context) + "\n")
+        impl.close()
+        return 1
+
+
+def smoke(spec: str, timeout: float, out: TextIO) -> int:
+    """0 if ``spec`` starts, answers the handshake, passes (or honestly skips) the smallest case
+    it can run, and gives the smoke file's replies."""
+    started = _start(spec, timeout, out)
+    if isinstance(started, int):
+        return started
+    impl, handshake = started
+    try:
         out.write(f"handshake: {handshake.describe()}\n")
         runnable = [c for c in all_cases() if set(c.requires) <= handshake.capabilities]
         if not runnable:

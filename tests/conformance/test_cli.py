@@ -217,3 +217,15 @@ def test_smoke_replays_the_smoke_file(capsys: pytest.CaptureFixture[str]) -> Non
     text = capsys.readouterr().out
     assert "smoke/render: ok" in text
     assert "FAILED: smoke/errors" in text
+
+
+def test_info_prints_the_handshake_without_running_a_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["info", "--impl", "test_cli:SkipsEverything", "--json"]) == 0
+    described = json.loads(capsys.readouterr().out)
+    assert described["name"] == "dsh-reference" and "registry" in described["capabilities"]
+    assert main(["info", "--impl", f"{sys.executable} {BROKEN} crash-at-start"]) == 1
+    assert "Cannot find module '/srv/missing.js'" in capsys.readouterr().out
+    assert main(["info", "--impl", "no-such-program"]) == 2
+    assert "no program 'no-such-program'" in capsys.readouterr().err
