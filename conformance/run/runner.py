@@ -183,6 +183,7 @@ def run_suite(args: list[str]) -> int:
             held.release(usage_error=False)
 
     sys.stderr = held
+    status = int(pytest.ExitCode.INTERNAL_ERROR)
     try:
         status = int(
             pytest.main(
@@ -208,7 +209,7 @@ def run_suite(args: list[str]) -> int:
         )
     finally:
         sys.stderr = held.real
-    held.release(usage_error=status == pytest.ExitCode.USAGE_ERROR)
+        held.release(usage_error=status == pytest.ExitCode.USAGE_ERROR)
     return status
 
 
