@@ -421,29 +421,55 @@ class Subprocess(Implementation):
                 self._blame_previous(show(extra[0]))
 
 
-def load_implementation(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Implementation:
+def load_implementation(
+    spec: str, timeout: float = DEFAULT_TIMEOUT, isolated: bool = False
+) -> Implementation:
     """``reference``, ``module:attr`` (an object or class with ``handle``), or a command line.
+
+    With ``isolated``, a ``module:attr`` driver runs in a Python process of its own
+    (`conformance.harness.isolated`) instead of this one: two in-process drivers compared in one
+    run would share this process's modules, and one that patches a module would change the other.
 
     A command's program is looked up on PATH, then beside the running Python (a virtual
     environment's scripts), so ``dsh-reference-harness`` works from an unactivated venv.
     """
-    if spec == "reference":
-        spec = "reference.harness:Driver"
-        label = "reference"
-    else:
-        label = spec
-    if _MODULE_ATTR.match(spec):
-        module_name, attribute = spec.split(":")
-        target: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-        driver = target() if isinstance(target, type) else target
-        return InProcess(driver, label=label, timeout=timeout)
+    label = spec
+    if in_process(spec):
+        spec = _DRIVERS.get(spec, spec)
+        if isolated:
+            driver_of(spec)  # a spec that cannot be loaded is refused here, not in the child
+            code = (
+                f"import sys; sys.path[:0] = {sys.path!r}; "
+                f"from conformance.harness.isolated import main; main({spec!r})"
+            )
+            return Subprocess([sys.executable, "-c", code], label=label, timeout=timeout)
+        return InProcess(driver_of(spec), label=label, timeout=timeout)
     argv = shlex.split(spec)
     if not argv:
         raise ValueError("--impl needs a value")
     argv[0] = _which(argv[0])
     return Subprocess(argv, label=label, timeout=timeout)
+
+
+#: Short names of in-process drivers.
+_DRIVERS: Final = {"reference": "reference.harness:Driver"}
+
+
+def in_process(spec: str) -> bool:
+    """Whether ``spec`` names a Python driver (``reference``, ``module:attr``), not a command."""
+    return spec in _DRIVERS or _MODULE_ATTR.match(spec) is not None
+
+
+def driver_of(spec: str) -> Any:
+    """The driver ``module:attr`` names: the object, or an instance of the class."""
+    module_name, attribute = spec.split(":")
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    driver = target() if isinstance(target, type) else target
+    if not callable(getattr(driver, "handle", None)):
+        raise TypeError(f"{spec}: {driver!r} has no handle(message) method")
+    return driver
 
 
 def _which(program: str) -> str:

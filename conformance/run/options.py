@@ -62,6 +62,25 @@ OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
         },
     ),
     (
+        "--case",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "GLOB",
+            "help": "run only the example cases whose id matches this glob, e.g. 'loop/*' "
+            "(repeatable; the other tests are deselected)",
+        },
+    ),
+    (
+        "--skip-case",
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "GLOB",
+            "help": "leave out the example cases whose id matches this glob (repeatable)",
+        },
+    ),
+    (
         "--max-errors",
         {
             "type": count,

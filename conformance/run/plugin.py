@@ -15,6 +15,7 @@ implementation. The terminal summary prints the table of `conformance.run.report
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import re
@@ -26,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ..harness.protocol import PROTOCOL_VERSION
-from ..harness.transport import Implementation, load_implementation
+from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
@@ -122,9 +123,13 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_output_path(config, "--write-expected-failures")
     specs = config.getoption("--impl") or config.getini("conformance_impls")
     implementations: dict[str, Implementation] = {}
+    # Several Python drivers would share this process's modules: each then gets its own process.
+    isolated = sum(in_process(spec) for spec in specs) > 1
     for spec in specs:
         try:
-            impl = load_implementation(spec, timeout=config.getoption("--case-timeout"))
+            impl = load_implementation(
+                spec, timeout=config.getoption("--case-timeout"), isolated=isolated
+            )
         except (ImportError, AttributeError, TypeError, ValueError) as error:
             raise pytest.UsageError(f"--impl {spec!r}: {error}") from error
         if impl.label in implementations:
@@ -186,6 +191,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Check and register the suite's tests before anything (``-k``, ``-m``) deselects some."""
     state = config.stash[_STATE]
     wanted = set(config.getoption("--contract"))
+    globs = config.getoption("--case"), config.getoption("--skip-case")
     profile = None
     if not config.getoption("--hypothesis-profile", None):
         profile = _HYPOTHESIS["ci" if os.environ.get("CI") else "dev"]
@@ -211,10 +217,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         test = getattr(item, "obj", None)
         if profile is not None and getattr(test, "is_hypothesis_test", False):
             _apply_settings(test, profile)
-        (selected if not wanted or wanted & set(contracts) else deselected).append(item)
+        chosen = (not wanted or wanted & set(contracts)) and _case_chosen(item, *globs)
+        (selected if chosen else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def _case_chosen(item: pytest.Item, include: list[str], exclude: list[str]) -> bool:
+    """``--case`` / ``--skip-case``: whether ``item`` runs, by the id of the case it runs; a test
+    that runs no example case runs only when no ``--case`` is given."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    case_id = getattr(params.get("case"), "id", None)
+    if not isinstance(case_id, str):
+        return not include
+    if include and not any(fnmatch.fnmatchcase(case_id, glob) for glob in include):
+        return False
+    return not any(fnmatch.fnmatchcase(case_id, glob) for glob in exclude)
 
 
 def _apply_settings(test: Any, profile: settings) -> None:

@@ -72,6 +72,7 @@ def export_cases(argv: list[str]) -> int:
 #: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.
 SUBCOMMANDS: dict[str, Subcommand] = {
     "smoke": _subcommand("smoke"),
+    "info": _subcommand("smoke", "info"),
     "export-cases": export_cases,
     "check-log": _subcommand("check_log"),
     "summary": _subcommand("summary"),
@@ -80,7 +81,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 _USAGE: Final = """\
 usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
-       dsh-conformance smoke [--impl SPEC]       the handshake and one small case, all diagnostics
+       dsh-conformance info [--impl SPEC]        the handshake alone: name, version, capabilities
+       dsh-conformance smoke [--impl SPEC]       the handshake, one small case, the smoke file
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
@@ -185,6 +187,7 @@ def run_suite(args: list[str]) -> int:
             held.release(usage_error=False)
 
     sys.stderr = held
+    status = int(pytest.ExitCode.INTERNAL_ERROR)
     try:
         status = int(
             pytest.main(
@@ -210,7 +213,7 @@ def run_suite(args: list[str]) -> int:
         )
     finally:
         sys.stderr = held.real
-    held.release(usage_error=status == pytest.ExitCode.USAGE_ERROR)
+        held.release(usage_error=status == pytest.ExitCode.USAGE_ERROR)
     return status
 
 

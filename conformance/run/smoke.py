@@ -1,53 +1,112 @@
-"""``dsh-conformance smoke``: the handshake and one small case, with every diagnostic printed.
+"""``dsh-conformance smoke``: the handshake, one small case and the smoke file, diagnostics printed.
 
 The first thing a harness author runs: it needs no pytest knowledge, stops at the first problem,
 and shows everything the implementation printed (the offending line, the stderr tail) instead of
-a table.
+a table. After the case it replays ``conformance/smoke.jsonl`` (PROTOCOL.md, "Smoke file"), as
+the README recommends. A harness that honestly skips what it cannot run yet (a stub) speaks the
+protocol: that is "protocol ok, case skipped", not a failure.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from typing import TextIO
+from pathlib import Path
+from typing import Any, Final, TextIO
 
 from ..cases import all_cases
-from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
-from ..harness.transport import load_implementation
+from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, ProtocolError
+from ..harness.transport import Implementation, load_implementation
 from ..judge.case import mismatches
 from ..judge.jsontext import dumps
 from .execute import failure_message, format_context
 from .options import seconds
 
+Json = Any
+
 
 def main(argv: list[str], out: TextIO | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="dsh-conformance smoke",
-        description="Start one implementation, check its handshake, run one small case.",
-    )
-    parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
-    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    args = parser.parse_args(argv)
+    args = _parser(
+        "dsh-conformance smoke",
+        "Start one implementation, check its handshake, run one small case, replay the smoke file.",
+    ).parse_args(argv)
     return smoke(args.impl, args.case_timeout, out or sys.stdout)
 
 
-def smoke(spec: str, timeout: float, out: TextIO) -> int:
-    """0 if ``spec`` starts, answers the handshake and passes the smallest case it can run."""
+def info(argv: list[str], out: TextIO | None = None) -> int:
+    """``dsh-conformance info --impl SPEC [--json]``: the handshake alone, no case run."""
+    parser = _parser(
+        "dsh-conformance info",
+        "Start one implementation and print its handshake (name, version, language, "
+        "capabilities) without running a case.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the handshake as JSON")
+    args = parser.parse_args(argv)
+    out = out or sys.stdout
+    started = _start(args.impl, args.case_timeout, out, quiet=args.json)
+    if isinstance(started, int):
+        return started
+    impl, handshake = started
+    impl.close()
+    if args.json:
+        described = {
+            "name": handshake.name,
+            "version": handshake.version,
+            "language": handshake.language,
+            "capabilities": sorted(handshake.capabilities),
+            "unknownCapabilities": sorted(handshake.capabilities - set(CAPABILITIES)),
+        }
+        out.write(dumps(described, indent=2) + "\n")
+        return 0
+    out.write(f"name: {handshake.name}\nversion: {handshake.version}\n")
+    out.write(f"language: {handshake.language or '(not given)'}\n")
+    for capability in CAPABILITIES:
+        mark = "yes" if capability in handshake.capabilities else "no"
+        out.write(f"capability {capability}: {mark}\n")
+    for unknown in sorted(handshake.capabilities - set(CAPABILITIES)):
+        out.write(f"capability {unknown}: declared, unknown to this suite (ignored)\n")
+    return 0
+
+
+def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
+    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    return parser
+
+
+def _start(
+    spec: str, timeout: float, out: TextIO, quiet: bool = False
+) -> tuple[Implementation, Handshake] | int:
+    """The implementation, started, and its handshake; else the exit status, said why: 2 when
+    ``spec`` names nothing that can be loaded, 1 when the handshake fails."""
     try:
         impl = load_implementation(spec, timeout=timeout)
     except (ImportError, AttributeError, TypeError, ValueError) as error:
-        out.write(f"cannot load {spec!r}: {error}\n")
+        sys.stderr.write(f"cannot load {spec!r}: {error}\n")
         return 2
-    try:
+    if not quiet:
         out.write(f"starting {impl.label}\n")
-        try:
-            handshake = impl.handshake()
-        except ProtocolError as error:
-            context = getattr(error, "context", None)
-            out.write(f"FAILED: handshake: {error}\n")
-            if context:
-                out.write(format_context(context) + "\n")
-            return 1
+    try:
+        return impl, impl.handshake()
+    except ProtocolError as error:
+        context = getattr(error, "context", None)
+        out.write(f"FAILED: handshake: {error}\n")
+        if context:
+            out.write(format_context(context) + "\n")
+        impl.close()
+        return 1
+
+
+def smoke(spec: str, timeout: float, out: TextIO) -> int:
+    """0 if ``spec`` starts, answers the handshake, passes (or honestly skips) the smallest case
+    it can run, and gives the smoke file's replies."""
+    started = _start(spec, timeout, out)
+    if isinstance(started, int):
+        return started
+    impl, handshake = started
+    try:
         out.write(f"handshake: {handshake.describe()}\n")
         runnable = [c for c in all_cases() if set(c.requires) <= handshake.capabilities]
         if not runnable:
@@ -66,14 +125,75 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
                 out.write(format_context(outcome.context) + "\n")
             return 1
         if outcome.kind == "skipped":
-            out.write(f"FAILED: the implementation skipped it: {outcome.reason}\n")
-            return 1
-        out.write(f"observed: {dumps(outcome.observations)}\n")
-        problems = mismatches(case, outcome.observations)
-        if problems:
-            out.write("FAILED: " + failure_message(case, outcome.observations, problems) + "\n")
+            out.write(f"protocol ok, case skipped: {outcome.reason}\n")
+        else:
+            out.write(f"observed: {dumps(outcome.observations)}\n")
+            problems = mismatches(case, outcome.observations)
+            if problems:
+                message = failure_message(case, outcome.observations, problems)
+                out.write(f"FAILED: {message}\n")
+                return 1
+        if not replay(impl, handshake.capabilities, out):
             return 1
         out.write("ok: the implementation speaks the protocol; run dsh-conformance for the rest\n")
         return 0
     finally:
         impl.close()
+
+
+def replay(impl: Implementation, capabilities: frozenset[str], out: TextIO) -> bool:
+    """Send the smoke file's ``run`` lines (those whose capabilities ``impl`` declares) and
+    compare each reply with its ``expect``; whether none differed. A skipped line is reported
+    as such, and is no failure."""
+    lines = smoke_lines()
+    out.write(f"replaying {SMOKE_FILE.name} ({len(lines)} lines)\n")
+    for line in lines:
+        sent = line["send"]
+        if sent["type"] != "run":
+            continue  # the handshake was done above; stop is the transport's business
+        if not set(line.get("requires", ())) <= capabilities:
+            out.write(f"  {sent['case']}: not applicable (needs {', '.join(line['requires'])})\n")
+            continue
+        outcome = impl.run(sent["case"], sent["scenario"])
+        reply: Json = {"type": outcome.kind, "case": sent["case"]}
+        if outcome.kind == "observed":
+            reply["observations"] = outcome.observations
+        if outcome.kind == "skipped":
+            out.write(f"  {sent['case']}: protocol ok, case skipped: {outcome.reason}\n")
+        elif reply_matches(line["expect"], reply):
+            out.write(f"  {sent['case']}: ok\n")
+        else:
+            out.write(f"FAILED: {sent['case']}: expected {dumps(line['expect'])}\n")
+            out.write(f"got {outcome.kind}: {dumps(outcome.observations or outcome.reason)}\n")
+            if outcome.context is not None:
+                out.write(format_context(outcome.context) + "\n")
+            return False
+    return True
+
+
+#: PROTOCOL.md's smoke file, shipped inside the package.
+SMOKE_FILE: Final = Path(__file__).parents[1] / "smoke.jsonl"
+
+
+def smoke_lines() -> list[Json]:
+    """The smoke file's lines, as JSON values."""
+    text = SMOKE_FILE.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def reply_matches(expect: Json, reply: Json) -> bool:
+    """PROTOCOL.md's rule: every key of ``expect`` with an equal value; no ERROR ``message``."""
+    if expect is None or reply is None:
+        return expect is reply
+    return all(_without_messages(reply.get(key)) == value for key, value in expect.items())
+
+
+def _without_messages(value: Json) -> Json:
+    if isinstance(value, dict):
+        error = value.get("error")
+        if isinstance(error, dict):
+            value = {**value, "error": {k: v for k, v in error.items() if k != "message"}}
+        return {key: _without_messages(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_messages(item) for item in value]
+    return value

@@ -9,6 +9,7 @@ import pkgutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,3 +210,48 @@ def test_the_installed_cli_leaves_nothing_in_the_working_directory(tmp_path: Pat
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert list(cwd.iterdir()) == []
     assert (cache / "dsh-conformance" / "hypothesis").is_dir()
+
+
+class SkipsEverything(Driver):
+    """An honest stub: it speaks the protocol and skips every case it is sent."""
+
+    def handle(self, message: Any) -> Any:
+        if message.get("type") == "run":
+            return {"type": "skipped", "case": message["case"], "reason": "not implemented yet"}
+        return super().handle(message)
+
+
+class WrongErrorKind(Driver):
+    """Right on every case but the smoke file's error line: it answers another error kind."""
+
+    def handle(self, message: Any) -> Any:
+        answer = super().handle(message)
+        if message.get("case") == "smoke/errors":
+            answer["observations"][1] = {"error": {"kind": "something-else"}}
+        return answer
+
+
+def test_smoke_calls_an_honest_stub_protocol_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    assert SUBCOMMANDS["smoke"](["--impl", "test_cli:SkipsEverything"]) == 0
+    text = capsys.readouterr().out
+    assert "protocol ok, case skipped: not implemented yet" in text
+    assert "smoke/render: protocol ok, case skipped" in text
+
+
+def test_smoke_replays_the_smoke_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert SUBCOMMANDS["smoke"](["--impl", "test_cli:WrongErrorKind"]) == 1
+    text = capsys.readouterr().out
+    assert "smoke/render: ok" in text
+    assert "FAILED: smoke/errors" in text
+
+
+def test_info_prints_the_handshake_without_running_a_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["info", "--impl", "test_cli:SkipsEverything", "--json"]) == 0
+    described = json.loads(capsys.readouterr().out)
+    assert described["name"] == "dsh-reference" and "registry" in described["capabilities"]
+    assert main(["info", "--impl", f"{sys.executable} {BROKEN} crash-at-start"]) == 1
+    assert "Cannot find module '/srv/missing.js'" in capsys.readouterr().out
+    assert main(["info", "--impl", "no-such-program"]) == 2
+    assert "no program 'no-such-program'" in capsys.readouterr().err

@@ -507,3 +507,50 @@ def test_a_contract_whose_live_half_did_not_run_has_its_own_verdict() -> None:
         "conforms offline; live test not run"
     )
     assert "LIVE NOT RUN (1 test): no --live" in report.render()
+
+
+def test_cases_are_chosen_and_left_out_by_glob(tmp_path: Path) -> None:
+    status, output, report = run_runner(
+        tmp_path, "--case", "registry/*", "--skip-case", "*duplicate*", "-k", "test_example"
+    )
+    (reference,) = report["implementations"]
+    ran = sorted(r["test"] for r in reference["results"] if r["outcome"] == "passed")
+    wanted = sorted(
+        f"test_example[{case.id}]"
+        for case in cases()
+        if case.id.startswith("registry/") and "duplicate" not in case.id
+    )
+    assert status == 0, output
+    assert ran == wanted and len(wanted) > 1
+
+
+def test_in_process_implementations_compared_in_one_run_do_not_share_modules(
+    tmp_path: Path,
+) -> None:
+    """The gallery's ToolResultsBeforeUserText patches the reference's wire module when it is
+    made: in one process, the reference compared with it would fail the same cases."""
+    gallery = str(Path(__file__).parents[1] / "gallery")
+    status, output, report = run_runner(
+        tmp_path,
+        "--impl",
+        "reference",
+        "--impl",
+        "wrong_impls:ToolResultsBeforeUserText",
+        "--contract",
+        "PROMPT-DEEPSEEK-WIRE",
+        "-k",
+        "test_example",
+        env={"PYTHONPATH": os.pathsep.join([gallery, os.environ.get("PYTHONPATH", "")])},
+    )
+    verdicts = {
+        impl["label"]: impl["contracts"]["PROMPT-DEEPSEEK-WIRE"]["verdict"]
+        for impl in report["implementations"]
+    }
+    assert status == 1, output
+    assert verdicts == {
+        "reference": verdicts["reference"],
+        "wrong_impls:ToolResultsBeforeUserText": "DOES NOT CONFORM",
+    }
+    assert verdicts["reference"].startswith("incomplete"), verdicts  # -k: only the examples ran
+    reference = report["implementations"][0]
+    assert not [r for r in reference["results"] if r["outcome"] in ("failed", "errored")]

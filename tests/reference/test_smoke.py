@@ -17,35 +17,15 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import conformance
+from conformance.run.smoke import reply_matches as matches
+from conformance.run.smoke import smoke_lines
 from reference.harness import Driver, serve
 
 PACKAGE = Path(conformance.__file__).parent
-LINES = [
-    json.loads(line)
-    for line in (PACKAGE / "smoke.jsonl").read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+LINES = smoke_lines()
 VALIDATOR = Draft202012Validator(
     json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))
 )
-
-
-def matches(expect: Any, reply: Any) -> bool:
-    """PROTOCOL.md's rule: every key of ``expect`` with an equal value; no error ``message``."""
-    if expect is None or reply is None:
-        return expect is reply
-    return all(_without_messages(reply.get(key)) == value for key, value in expect.items())
-
-
-def _without_messages(value: Any) -> Any:
-    if isinstance(value, dict):
-        error = value.get("error")
-        if isinstance(error, dict):
-            value = {**value, "error": {k: v for k, v in error.items() if k != "message"}}
-        return {key: _without_messages(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_messages(item) for item in value]
-    return value
 
 
 def test_the_smoke_file_covers_the_message_kinds() -> None:
