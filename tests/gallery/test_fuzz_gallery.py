@@ -39,18 +39,13 @@ SHRINK_SECONDS: Final = 10.0
 REACHED: Final = {
     "DuplicateNamesReplace": "registry",
     "FarthestLayerWins": "registry",
-    "EvaluatesShadowedProviders": "registry",
     "NoFinalConstraints": "registry",
     "SharedToolParameters": "registry",
-    "SnapshotVariables": "registry",
     "KeepsRegistrationWhenNotifyFails": "registry",
     "DeduplicatedToolNames": "registry",
-    "LastListenerOutermost": "registry",
-    "InnerListenersRunAnyway": "registry",
     "ReleaseIsNotIdempotent": "registry",
     "NegativeZeroBeforeZero": "registry",
     "ReleaseRemovesTheNameEverywhere": "registry",
-    "CodePointToolOrder": "registry",
     "HeaderEveryStep": "loop",
     "RenderInsideRetry": "loop",
     "SnapshotEveryStep": "loop",
@@ -83,11 +78,26 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "RescanningRenderer": "registry: a variable whose value holds a reference to another "
     "registered variable, rendered",
     "SuppressorIsAFlag": "registry: a context, two suppressors in one layer, one of them released",
+    "CodePointToolOrder": "registry: tools named U+FF5A and U+1D4B3 in one assembly that no "
+    "listener, configuration or mutation reorders",
+    "EvaluatesShadowedProviders": "registry: a section provider shadowed in a scope, an assembly "
+    "there, then `counts`",
+    "InnerListenersRunAnyway": "registry: a listener that does not call `next` outside one that "
+    "counts its calls, in the scope of an assembly",
+    "LastListenerOutermost": "registry: two listeners whose edits do not commute, in the scope of "
+    "an assembly",
+    "SnapshotVariables": "registry: a variable provider whose first evaluation registers another "
+    "variable in a layer the assembly visits",
     "VariableTablesWithoutGenerations": "registry: a variable provider whose first evaluation "
     "releases the last variable of a layer and registers another there",
 }
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
+    "ReleaseRemovesTheNameEverywhere": (
+        "PROMPT-REGISTRY-CONTRACT",
+        "the smallest case shows it as a registration accepted that the registry must reject "
+        "(`duplicate-registration`: the name was still held in another layer)",
+    ),
     "RenderInsideRetry": (
         "LOOP-REQUEST-BUILD",
         "it assembles again inside every attempt, so the smallest case shows it on a step's "
