@@ -3,9 +3,10 @@
 For each wrong implementation named (default: every one `tests/gallery/test_fuzz_gallery.py`
 lists as reached, found within its budget or not), runs what that test runs (its seed, its
 number of scenarios, its family) and prints one line as soon as it is done: found or not,
-scenarios judged, seconds to the first divergence, ops before and after shrinking, the contract IDs of the shrunk case, and whether that
-case fails on the wrong implementation and passes on the reference. A script that prints
-figures, not a test; the machine's load average is printed first, since the seconds depend on it.
+scenarios judged, seconds to the first divergence, ops before and after shrinking, the contract
+IDs of the shrunk case, and whether that case fails on the wrong implementation and passes on the
+reference. A script that prints figures, not a test; the machine's load average is printed
+first, since the seconds depend on it.
 
     python benchmarks/fuzz_gallery.py [DRIVER...]
 """

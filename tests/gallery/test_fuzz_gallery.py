@@ -44,6 +44,7 @@ REACHED: Final = {
     "KeepsRegistrationWhenNotifyFails": "registry",
     "DeduplicatedToolNames": "registry",
     "ReleaseIsNotIdempotent": "registry",
+    "SuppressorIsAFlag": "registry",
     "NegativeZeroBeforeZero": "registry",
     "ReleaseRemovesTheNameEverywhere": "registry",
     "HeaderEveryStep": "loop",
@@ -77,7 +78,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "that does not call `next`, in the scope of an assembly",
     "RescanningRenderer": "registry: a variable whose value holds a reference to another "
     "registered variable, rendered",
-    "SuppressorIsAFlag": "registry: a context, two suppressors in one layer, one of them released",
     "CodePointToolOrder": "registry: tools named U+FF5A and U+1D4B3 in one assembly that no "
     "listener, configuration or mutation reorders",
     "EvaluatesShadowedProviders": "registry: a section provider shadowed in a scope, an assembly "
@@ -93,6 +93,11 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
 }
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
+    "SuppressorIsAFlag": (
+        "PROMPT-REGISTRY-CONTRACT",
+        "the smallest case shows it in the change notifications: a second suppressor in a layer "
+        "is no registration of its own, so it notifies nothing",
+    ),
     "ReleaseRemovesTheNameEverywhere": (
         "PROMPT-REGISTRY-CONTRACT",
         "the smallest case shows it as a registration accepted that the registry must reject "
