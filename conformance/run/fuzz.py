@@ -41,8 +41,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
     )
-    parser.add_argument("--budget", type=_seconds, default=60.0, metavar="SECONDS")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="the same seed, the same scenarios"
+    )
     parser.add_argument(
         "--examples",
         type=int,
@@ -55,9 +59,19 @@ def main(argv: list[str]) -> int:
         metavar="PATH",
         help=f"found examples, replayed first; 'none' for none (default: {default_database()})",
     )
-    parser.add_argument("--out", type=Path, default=Path("fuzz-found"), metavar="DIR")
-    parser.add_argument("--family", action="append", choices=FAMILIES, default=[])
-    parser.add_argument("--shrink-budget", type=_seconds, default=60.0, metavar="SECONDS")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("fuzz-found"),
+        metavar="DIR",
+        help="where the found case is written (default: fuzz-found)",
+    )
+    parser.add_argument(
+        "--family", action="append", choices=FAMILIES, default=[], help="repeatable; default: all"
+    )
+    parser.add_argument(
+        "--shrink-budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"
+    )
     parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
     impl = load_implementation(args.impl, args.case_timeout)
