@@ -2577,11 +2577,15 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[scopes/assemble-passes-no-agent-outside-an-agents-scope]",
     ),
     "ResolutionFailureReportedAsUnknown": (
-        "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+        "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
     ),
-    "NoAdapterFailsTheBuild": ("loop/a-provider-without-an-adapter-is-sent-unresolved",),
+    "NoAdapterFailsTheBuild": (
+        "test_example[loop/a-provider-without-an-adapter-is-sent-unresolved]",
+    ),
     "RequestHookWithoutTheTurnSignal": (
-        "loop/cancel-while-the-request-hook-waits-writes-no-header",
+        "test_example[loop/cancel-while-the-request-hook-waits-writes-no-header]",
     ),
-    "ToolRunsWithoutTheTurnSignal": ("loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",),
+    "ToolRunsWithoutTheTurnSignal": (
+        "test_example[loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts]",
+    ),
 }
