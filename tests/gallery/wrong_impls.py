@@ -1177,6 +1177,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "BuildFailureAsksTheRequestErrorDecision": (
         "loop/a-throwing-request-hook-fails-the-build",
         "loop/a-route-less-agent-fails-the-build",
+        "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
     ),
     "MaxTokensUnchecked": (
         "loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused",
