@@ -38,8 +38,20 @@ def observe(*ops: Any) -> Any:
         ((lp.agent("a", model=[], pre_step=["maybe"]),), "unknown preStep"),
         ((lp.agent("a", model=[]), lp.dispose("a"), lp.followup("a", "hi")), "disposed"),
         ((lp.agent("a", model=[], seed={"agent": "b"}),), "unknown agent"),
+        ((lp.agent("a", model=[], pre_step=["throws"]),), "unknown preStep"),
+        ((lp.agent("a", model=[], request=["maybe"]),), "unknown request hook"),
+        ((lp.agent("a", model=[], adapter={}, adapters={}),), "not both"),
     ],
-    ids=["unknown-agent", "duplicate-agent", "unknown-decision", "after-dispose", "seed-agent"],
+    ids=[
+        "unknown-agent",
+        "duplicate-agent",
+        "unknown-decision",
+        "after-dispose",
+        "seed-agent",
+        "bare-throws-decision",
+        "unknown-request-hook",
+        "adapter-and-adapters",
+    ],
 )
 def test_scenarios_the_harness_refuses(ops: tuple[Any, ...], why: str) -> None:
     answer = run(*ops)
