@@ -62,7 +62,7 @@ def figures(driver: str) -> str:
         same = WRONG_IMPLEMENTATIONS[driver] in case.contracts
         replay = bool(_problems(impl, case)) and not _problems(reference, case)
         return (
-            f"{driver:<42} {FAMILY[driver]:<8} found after {run.examples:>3} scenarios, "
+            f"{driver:<42} {FAMILY[driver]:<8} found after {run.first_examples:>3} scenarios, "
             f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops; "
             f"{'same contract' if same else 'OTHER contract'} ({', '.join(case.contracts)}); "
             f"replay {'ok' if replay else 'WRONG'}"

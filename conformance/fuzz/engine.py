@@ -65,8 +65,10 @@ class Run:
     discarded: int = 0
     seconds: float = 0.0
     first: Divergence | None = None
-    #: Seconds from the start to the first divergence, and its number of ops before shrinking.
+    #: Seconds from the start to the first divergence, and the scenarios run until then
+    #: (`examples` goes on counting while the divergence is shrunk).
     first_seconds: float | None = None
+    first_examples: int = 0
     shrunk: Divergence | None = None
     families: tuple[str, ...] = field(default=())
 
@@ -153,6 +155,7 @@ def fuzz(
         if verdict is not None:
             if run.first is None:
                 run.first, run.first_seconds = verdict, time.monotonic() - start
+                run.first_examples = run.examples
             raise _Diverged(verdict)
 
     batch = 0

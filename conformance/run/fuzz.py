@@ -152,7 +152,8 @@ def _summary(run: Run, impl: str, against: str) -> None:
         sys.stdout.write("no divergence\n")
         return
     sys.stdout.write(
-        f"first divergence after {run.first_seconds:.2f} s ({len(run.first.ops)} ops), "
+        f"first divergence after {run.first_seconds:.2f} s and {run.first_examples} scenarios "
+        f"({len(run.first.ops)} ops), "
         f"shrunk to {len(run.shrunk.ops)} ops\n"
     )
 
