@@ -148,4 +148,13 @@ REQUIREMENTS: Final = (
         "Scopes form chains (a sub-agent's scope has its parent's scope as parent).",
         cases=("loop/an-agent-with-a-parent-scope-sees-the-parent-layers",),
     ),
+    Requirement(
+        "DESIGN-SCOPED-LAYERS.13",
+        "Only the loop gives an assembly its agent: an assembly for a scope that is no agent's "
+        "own carries no `agent` in its context (PROTOCOL.md's `assemble` passes `{scope, "
+        "signal}` there).",
+        _SECTION,
+        "In the loop, the assembly context carries the agent as both `agent` and `scope`.",
+        cases=("scopes/assemble-passes-no-agent-outside-an-agents-scope",),
+    ),
 )

@@ -156,6 +156,29 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/a-route-less-agent-fails-the-build",
             "loop/a-throwing-request-hook-fails-the-build",
+            "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
         ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.13",
+        "A turn whose request build fails by a model resolution throwing the model layer's own "
+        "failure error ends with that failure, not `UNKNOWN`.",
+        _SECTION,
+        "the turn ends as for any other throw (the resolution's failure when it is the model "
+        "layer's failure error, else `UNKNOWN`)",
+        cases=("loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.14",
+        "A provider with no registered adapter is no build failure: the proposed config goes "
+        "unresolved (no `adapterDefaults`), the header and context are written, the request is "
+        "dispatched, and its stream ends with the error finish `NO_ADAPTER`, a request error "
+        "like any other.",
+        _SECTION,
+        "A provider for which no adapter is registered is not a build failure: the proposed "
+        "config is used unresolved (no `adapterDefaults`), the header and context are written, "
+        "and the request is dispatched; its stream ends with an error finish `NO_ADAPTER`, which "
+        "is a request error like any other.",
+        cases=("loop/a-provider-without-an-adapter-is-sent-unresolved",),
     ),
 )

@@ -79,4 +79,22 @@ REQUIREMENTS: Final = (
         "any); check cancellation.",
         cases=("loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn",),
     ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.7",
+        "A turn cancelled while its `agent/request` waterfall is pending ends `aborted` with the "
+        "cause, and the build stops there: no `request/header`, no `request/context` and no "
+        "request for that step (CONTRACTS.md does not say it; the upstream notes do, 8.3 row d).",
+        "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
+        "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
+        cases=("loop/cancel-while-the-request-hook-waits-writes-no-header",),
+    ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.8",
+        "A turn cancelled while a tool call runs keeps that call's result (the call already "
+        "started runs to completion and is committed), then ends `aborted` with no further "
+        "request (CONTRACTS.md does not say it; the upstream notes do, 7.4).",
+        "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
+        "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
+        cases=("loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",),
+    ),
 )

@@ -19,7 +19,8 @@ REQUIREMENTS: Final = (
         _SECTION,
         "Canonical form: an empty system and an empty tool list become absent fields",
         cases=(
-            "header/canonical-drops-empty-system-and-tools",
+            "header/canonical-drops-empty-system",
+            "header/canonical-drops-empty-tools",
             "header/canonical-keeps-tool-schema-key-order",
             "loop/empty-system-and-tools-are-absent-from-header-and-request",
         ),
