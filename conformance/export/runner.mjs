@@ -453,6 +453,21 @@ class Harness {
 
 // -- main ------------------------------------------------------------------------------------
 
+// An export file, or one line naming the file and what is wrong with it (exit 2).
+function readJson(path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    usage(`${path}: cannot read it (${error.code ?? error.message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    usage(`${path}: not JSON (${error.message})`);
+  }
+}
+
 async function main(argv) {
   const args = [...argv];
   let timeout = 10;
@@ -463,7 +478,7 @@ async function main(argv) {
   }
   if (args.length !== 2 || !(timeout > 0)) usage("usage: node runner.mjs EXPORT_DIR 'HARNESS COMMAND' [--timeout SECONDS]");
   const [dir, command] = args;
-  const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8"));
+  const index = readJson(join(dir, "index.json"));
   const comparison = index.comparison;
   if (index.format !== FORMAT) usage(`${dir}: export format ${index.format}, this runner reads ${FORMAT}`);
   if (comparison.version !== COMPARISON_VERSION) {
@@ -494,7 +509,7 @@ async function main(argv) {
     return 1;
   }
   for (const entry of index.cases) {
-    const testCase = JSON.parse(readFileSync(join(dir, entry.file), "utf8"));
+    const testCase = readJson(join(dir, entry.file));
     if (!testCase.requires.every((c) => capabilities.has(c))) {
       counts["not applicable"]++;
       continue;

@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,22 @@ def test_the_node_runner_rejects_a_wrong_gallery_harness(
     run = _node(tmp_path, f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"FAILED {failing}" in run.stdout
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda directory: (directory / "index.json").unlink(), "index.json: cannot read it"),
+        (lambda directory: (directory / "index.json").write_text("{oops"), "index.json: not JSON"),
+    ],
+    ids=["no-index", "index-not-json"],
+)
+def test_the_node_runner_names_an_unreadable_export_in_one_line(
+    tmp_path: Path, damage: Callable[[Path], object], says: str
+) -> None:
+    export(tmp_path, frozenset({"PROMPT-SCOPE-SHADOW"}))
+    damage(tmp_path)
+    run = _node(tmp_path, "true")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
