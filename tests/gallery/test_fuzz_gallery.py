@@ -29,6 +29,9 @@ from conformance.fuzz.oracles import self_check
 from conformance.harness.transport import Implementation, load_implementation
 from conformance.judge.case import Case, mismatches
 
+#: Minutes of fuzzing against child processes: not in the fast subset.
+pytestmark = pytest.mark.slow
+
 GALLERY: Final = Path(__file__).parent
 SEED: Final = 0
 #: Scenarios per wrong implementation, and the seconds Hypothesis may spend shrinking.
