@@ -61,22 +61,7 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
     def replace(opening: re.Match[str]) -> str:
         name = opening["name"]
         if name is not None:
-            # `in` on a plain mapping of registered names only: `constructor` or `__class__`
-            # are unknown unless registered.
-            if name not in variables:
-                raise ContractError(
-                    "render-unknown-variable",
-                    f"{where}: {{{{{name}}}}} is not a registered variable",
-                    where=where,
-                )
-            value = variables[name]
-            if value is None:
-                raise ContractError(
-                    "render-undefined-variable",
-                    f"{where}: variable {name!r} has no value",
-                    where=where,
-                )
-            return value
+            return value_of(name, variables, where=where)
         other = opening["other"]
         if other is not None:
             raise ContractError(
@@ -95,6 +80,25 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
         return "{{"
 
     return _OPENING.sub(replace, text)
+
+
+def value_of(name: str, variables: Mapping[str, str | None], *, where: str) -> str:
+    """The value of the reference ``{{name}}`` (``name`` already matches the grammar): the
+    registered -> value checks of PROMPT-STRICT-RENDER."""
+    # `in` on a plain mapping of registered names only: `constructor` or `__class__` are unknown
+    # unless registered.
+    if name not in variables:
+        raise ContractError(
+            "render-unknown-variable",
+            f"{where}: {{{{{name}}}}} is not a registered variable",
+            where=where,
+        )
+    value = variables[name]
+    if value is None:
+        raise ContractError(
+            "render-undefined-variable", f"{where}: variable {name!r} has no value", where=where
+        )
+    return value
 
 
 def render_texts(
