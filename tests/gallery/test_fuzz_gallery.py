@@ -114,24 +114,66 @@ FOUND_UNDER: Final = {
 }
 _WIRE = "generation has no deepseek-wire or deepseek-http ops (the issue's families are registry, "
 _WIRE += "session and loop); the loop's scripted model never reaches the DeepSeek adapter"
-#: The ones it does not reach, and why.
+#: The ones it does not reach, and why: every DeepSeek adapter entry, and one that is only slow.
 UNREACHED: Final = {
     "QuadraticRenderer": "renders exactly what a linear renderer does, only slower: the oracles "
     "compare observations, never time (benchmarks/render_linear.py measures it)",
-    "NullContentForToolCalls": _WIRE,
-    "NoStreamOptions": _WIRE,
-    "CacheDirectiveOnSystem": _WIRE,
-    "UsageCountsCacheReadsAsInput": _WIRE,
-    "ToolResultsBeforeUserText": _WIRE,
-    "ReasoningOnlyOnTheLastAssistant": _WIRE,
-    "ClockInSystemPrompt": _WIRE,
-    "RecentlyCalledToolsFirst": _WIRE,
-    "HistoryReplayedEscaped": _WIRE,
+    **{
+        name: _WIRE
+        for name, contract in WRONG_IMPLEMENTATIONS.items()
+        if contract in ("PROMPT-DEEPSEEK-WIRE", "PROMPT-CACHE-E2E")
+    },
 }
+_SAME_ROUND = (
+    "added in the same round as the fuzzer (issues 15 and 18) and not yet run through this test; "
+    "most need ops of protocol 1.2 (loop-1.2, session-1.2, registry-1.2) that generation does "
+    "not produce yet"
+)
+#: Entries this test has not been run on yet, and why (issue 21 stays open until they are).
+NOT_TRIED: Final = dict.fromkeys(
+    (
+        "RestoresOnlyWellFormedMessages",
+        "NullToolOrderRejected",
+        "ToolProvidersFromLayersAtStep3",
+        "SectionMapsFromLayersAtStart",
+        "UndefinedOptionIsNonJson",
+        "SeedTimeMayBeAnyNumber",
+        "SeedPayloadsUnchecked",
+        "SeedHeadersUnchecked",
+        "SeedSeqCheckedFirst",
+        "SeedDropsIgnorable",
+        "EndSeedAnywhereInTheSeed",
+        "CancelKeepsQueuedFollowups",
+        "ContextWindowNotCompared",
+        "DefaultsProposedAsValues",
+        "TemperatureAndStopDropped",
+        "ThrowsReportedByClassName",
+        "ClaimsFollowupsAtEveryStep",
+        "AgentMissingFromTheAssemblyContext",
+        "ParentScopeDropped",
+        "EffortNeverRestored",
+        "EffortRestoredForAnyRoute",
+        "AdapterDefaultEffortRestored",
+        "NewInstanceRestoresTheConfig",
+        "BuildFailureAsksTheRequestErrorDecision",
+        "MaxTokensUnchecked",
+        "ProposesTheAgentRouteEveryBuild",
+        "PreStepDecisionWithoutTheTurnSignal",
+        "InjectWakesTheAgent",
+        "InjectWaitsForTheNextTurn",
+        "ForgetsTheSignal",
+        "AgentForEveryScope",
+        "ResolutionFailureReportedAsUnknown",
+        "NoAdapterFailsTheBuild",
+        "RequestHookWithoutTheTurnSignal",
+        "ToolRunsWithoutTheTurnSignal",
+    ),
+    _SAME_ROUND,
+)
 
 
 def test_every_gallery_entry_is_reached_or_says_why_not() -> None:
-    tables = (REACHED, NOT_FOUND_WITHIN_BUDGET, UNREACHED)
+    tables = (REACHED, NOT_FOUND_WITHIN_BUDGET, UNREACHED, NOT_TRIED)
     assert sorted(name for table in tables for name in table) == sorted(WRONG_IMPLEMENTATIONS)
 
 
