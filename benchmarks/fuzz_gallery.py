@@ -20,17 +20,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "gallery"))
 
 from test_fuzz_gallery import (
-    EXAMPLES,
     NOT_FOUND_WITHIN_BUDGET,
     REACHED,
     SEED,
-    SHRINK_SECONDS,
     _problems,
     _served,
+    fuzzed,
 )
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
-from conformance.fuzz.engine import fuzz
 from conformance.fuzz.found import as_case
 from conformance.harness.transport import load_implementation
 
@@ -41,19 +39,7 @@ FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHI
 def figures(driver: str) -> str:
     impl, reference = _served(driver), load_implementation("reference")
     try:
-        for side in (impl, reference):
-            side.handshake()
-            side.check_schema = False
-        run = fuzz(
-            impl,
-            reference,
-            budget=600.0,
-            seed_value=SEED,
-            database=None,
-            families=(FAMILY[driver],),
-            shrink_budget=SHRINK_SECONDS,
-            examples=EXAMPLES,
-        )
+        run = fuzzed(impl, reference, FAMILY[driver])
         if run.first is None or run.shrunk is None:
             return f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {run.examples} scenarios"
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)

@@ -23,7 +23,7 @@ from typing import Final
 import pytest
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
-from conformance.fuzz.engine import fuzz
+from conformance.fuzz.engine import Run, fuzz
 from conformance.fuzz.found import as_case
 from conformance.fuzz.oracles import self_check
 from conformance.harness.transport import Implementation, load_implementation
@@ -185,6 +185,24 @@ def _served(driver: str) -> Implementation:
     return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
 
 
+def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
+    """Fuzz ``impl`` against the reference within this test's fixed seed and budget, in one
+    family (the gallery figures script, benchmarks/fuzz_gallery.py, runs the same)."""
+    for side in (impl, reference):
+        side.handshake()
+        side.check_schema = False
+    return fuzz(
+        impl,
+        reference,
+        budget=600.0,
+        seed_value=SEED,
+        database=None,
+        families=(family,),
+        shrink_budget=SHRINK_SECONDS,
+        examples=EXAMPLES,
+    )
+
+
 def _problems(impl: Implementation, case: Case) -> list[str]:
     outcome = impl.run(case.id, case.scenario())
     assert outcome.kind == "observed", outcome.reason
@@ -198,19 +216,7 @@ def _problems(impl: Implementation, case: Case) -> list[str]:
 def test_fuzzing_finds_the_wrong_implementation(driver: str) -> None:
     impl, reference = _served(driver), load_implementation("reference")
     try:
-        for side in (impl, reference):
-            side.handshake()
-            side.check_schema = False
-        run = fuzz(
-            impl,
-            reference,
-            budget=600.0,
-            seed_value=SEED,
-            database=None,
-            families=(REACHED[driver],),
-            shrink_budget=SHRINK_SECONDS,
-            examples=EXAMPLES,
-        )
+        run = fuzzed(impl, reference, REACHED[driver])
         assert run.shrunk is not None, f"no divergence in {run.examples} scenarios"
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
         for side in (impl, reference):
