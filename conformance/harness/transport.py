@@ -78,6 +78,9 @@ class Implementation(ABC):
         self.late_errors: list[LateError] = []
         #: The case being run and when it was sent (`time.monotonic`), for progress reports.
         self.running: tuple[str, float] | None = None
+        #: Slow cases that have ended, with how long each took (the answer and its checks
+        #: included), until the progress reports take them (`conformance.run.progress`).
+        self.slow_answers: list[tuple[str, float]] = []
         #: Whether each ``run`` answer is checked against ``protocol.schema.json``. Only
         #: `conformance.fuzz` turns it off while it generates (the check costs more than running a
         #: loop scenario), and turns it on again to replay what it found.

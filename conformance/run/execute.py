@@ -9,6 +9,8 @@ capability the case needs: "not applicable"; or it was stopped earlier: "not rea
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import pytest
@@ -21,6 +23,7 @@ from ..judge.diff import describe
 from ..judge.invariant import INVARIANT_CONTRACTS, check_requests
 from ..judge.jsontext import dumps
 from ..judge.logfold import fold_log, seeded_length
+from .progress import SLOW
 
 Json = Any
 
@@ -119,11 +122,8 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
     require_capabilities(impl, case.requires)
     agents = case.agents()
     scenario = case.sent_scenario()
-    impl.running = (case.id, time.monotonic())
-    try:
+    with _running(impl, case.id):
         outcome = impl.run(case.id, scenario)
-    finally:
-        impl.running = None
     if outcome.kind == "skipped":
         pytest.skip(f"skipped by the implementation: {outcome.reason}")
     if outcome.kind == "errored":
@@ -183,17 +183,30 @@ def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> Non
 
 def _handshake(impl: Implementation) -> Handshake:
     __tracebackhide__ = True
-    impl.running = ("(the start handshake)", time.monotonic())
     try:
-        return impl.handshake()
+        with _running(impl, "(the start handshake)"):
+            return impl.handshake()
     except ProtocolError as error:
         impl.stopped = "its handshake failed (the error is reported once, on the first case)"
         context = getattr(error, "context", None)
         details = "\n" + format_context(context) if context else ""
         impl.latched_error = ImplementationErrored(f"handshake failed: {error}{details}")
         raise impl.latched_error from None
+
+
+@contextmanager
+def _running(impl: Implementation, what: str) -> Iterator[None]:
+    """Mark ``what`` as running on ``impl`` for the progress reports; once it ends after at least
+    `SLOW` seconds (a slow harness, or an answer that is slow to check), keep how long it took."""
+    started = time.monotonic()
+    impl.running = (what, started)
+    try:
+        yield
     finally:
         impl.running = None
+        took = time.monotonic() - started
+        if took >= SLOW:
+            impl.slow_answers.append((what, took))
 
 
 def failure_message(

@@ -1,7 +1,8 @@
 """Progress a person can follow: the case an implementation has been busy with for a while.
 
 pytest shows a dot per finished test; on a hang the user would see nothing at all. `Watch` names
-the running case once it has taken `SLOW` seconds, whatever the verbosity.
+the running case once it has taken `SLOW` seconds, whatever the verbosity, and says how long it
+took once it ends.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ class Watch:
         self._implementations = implementations
         self._announced: set[tuple[str, str, float]] = set()
         self._stop = threading.Event()
-        threading.Thread(target=self._loop, daemon=True, name="dsh-watch").start()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="dsh-watch")
+        self._thread.start()
 
     def _loop(self) -> None:
         while not self._stop.wait(0.5):
             for impl in self._implementations:
+                self._report_finished(impl)
                 running = impl.running
                 if running is None or time.monotonic() - running[1] < SLOW:
                     continue
@@ -56,5 +59,15 @@ class Watch:
         with suspended:
             reporter.write_line(f"\n[dsh-conformance] {line}")
 
+    def _report_finished(self, impl: Implementation) -> None:
+        """Say how long each slow case that has ended took."""
+        while impl.slow_answers:
+            what, took = impl.slow_answers.pop(0)
+            self._say(f"{impl.label} answered {what} after {took:.1f} s (checks included)")
+
     def stop(self) -> None:
+        """Stop watching; a slow case that ended since the last look is still reported."""
         self._stop.set()
+        self._thread.join()
+        for impl in self._implementations:
+            self._report_finished(impl)

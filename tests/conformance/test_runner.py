@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -54,6 +55,15 @@ class HangsOnOneCase(Driver):
     def handle(self, message: Any) -> Any:
         if message.get("case") == "registry/builtin-sections-by-default":
             threading.Event().wait()
+        return super().handle(message)
+
+
+class SlowOnOneCase(Driver):
+    """Answers the case ``registry/builtin-sections-by-default`` after 2.5 s; the rest at once."""
+
+    def handle(self, message: Any) -> Any:
+        if message.get("case") == "registry/builtin-sections-by-default":
+            threading.Event().wait(2.5)
         return super().handle(message)
 
 
@@ -160,6 +170,19 @@ def test_a_slow_case_is_named_while_it_runs(tmp_path: Path) -> None:
         "still waiting for test_runner:HangsOnOneCase on case "
         "registry/builtin-sections-by-default (over 2 s; the timeout is 4 s)"
     ) in output
+
+
+def test_a_slow_answer_is_reported_with_how_long_it_took(tmp_path: Path) -> None:
+    args = ("--impl", "test_runner:SlowOnOneCase", "--contract", CONTRACT, "-k", "builtin")
+    status, output, _ = run_runner(tmp_path, *args, limit=120)
+    assert status == 0, output
+    took = re.search(
+        r"test_runner:SlowOnOneCase answered registry/builtin-sections-by-default after "
+        r"(\d+\.\d) s \(checks included\)",
+        output,
+    )
+    assert took is not None, output
+    assert float(took[1]) >= 2.5
 
 
 def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> None:
