@@ -559,11 +559,7 @@ class Agent:
         """
         proposed = await self._request(RequestBuild(turn, step, signal), snapshot(self._seed()))
         _check(signal)
-        # LOOP-REQUEST-BUILD: "A request build that fails — no provider or model after the
-        # `agent/request` waterfall, ... — is not a request error: ... no header or context is
-        # written for it, and the turn ends as for any other throw".
-        if not proposed.get("provider") or not proposed.get("model"):
-            raise NoRoute(f"no provider/model for the request: {proposed!r}")
+        self.check_route(proposed)
         resolution = await self.resolve(proposed, signal)
         _check(signal)
         draft: dict[str, Any] = {"config": resolution.config, "system": system}
@@ -582,6 +578,13 @@ class Agent:
         # Read-only, like the log's messages it holds: an adapter can change neither the log nor
         # the header through it, and copying it (a recording adapter) costs nothing.
         return frozen(request)
+
+    def check_route(self, proposed: dict[str, Any]) -> None:
+        """LOOP-REQUEST-BUILD: "A request build that fails — no provider or model after the
+        `agent/request` waterfall, ... — is not a request error: ... no header or context is
+        written for it, and the turn ends as for any other throw": checked before resolution."""
+        if not proposed.get("provider") or not proposed.get("model"):
+            raise NoRoute(f"no provider/model for the request: {proposed!r}")
 
     def _seed(self) -> dict[str, Any]:
         """The call config an attempt starts from.

@@ -1210,6 +1210,33 @@ class BuildFailureAsksTheRequestErrorDecision(_WrongLoop):
                 raise
 
 
+class RouteCheckedWithTheContext(_WrongLoop):
+    """The route is checked only where `request/context` needs it, after the header is written:
+    a route-less build fails with its header in the log (still no context or request).
+
+    The reference's log refuses a header without a route on every append, which would hide the
+    change; this loop's log, reading CONTRACTS.md's list of malformed headers as a seed rule only,
+    lets the loop's own headers through unchecked.
+    """
+
+    def __init__(self) -> None:
+        check_shape = session._check_shape
+
+        def seeds_only(type: str, data: Json, where: str) -> None:
+            if type != "request/header":
+                check_shape(type, data, where)
+
+        session._check_shape = seeds_only
+
+    class agent_class(Agent):
+        def check_route(self, proposed: dict[str, Any]) -> None:
+            pass
+
+        def _log_context(self, config: Any, window: int | None) -> None:
+            super().check_route(config)
+            super()._log_context(config, window)
+
+
 class MaxTokensUnchecked(Driver):
     """An agent is created whatever its `maxTokens`."""
 
@@ -2280,6 +2307,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "AdapterDefaultEffortRestored": "LOOP-REQUEST-BUILD",
     "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
+    "RouteCheckedWithTheContext": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
     "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
@@ -2437,6 +2465,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[loop/a-route-less-agent-fails-the-build]",
         "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
     ),
+    "RouteCheckedWithTheContext": ("test_example[loop/a-route-less-agent-fails-the-build]",),
     "MaxTokensUnchecked": (
         "test_example[loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused]",
     ),
