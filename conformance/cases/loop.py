@@ -641,6 +641,23 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/listeners-get-the-agent-as-agent-and-scope",
+        contracts=(*STEP, "DESIGN-SCOPED-LAYERS"),
+        requires=(*LOOP, "registry-1.1"),
+        why=(
+            "In the loop, the assembly context carries the agent as both `agent` and `scope`, "
+            "for the `system-prompt/assemble` waterfall as for providers: a listener of the "
+            "agent's own scope is called with the agent as both and a signal not aborted. Its "
+            "payload is not compared (its `variables` may list the loop's own)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.listen("heard", s.listener(id="heard"), scope="a"),
+            lp.followup("a", "hi"),
+            s.received("heard", expect=s.calls(s.call("a"))),
+        ),
+    ),
+    Case(
         id="loop/an-agent-with-a-parent-scope-sees-the-parent-layers",
         contracts=("DESIGN-SCOPED-LAYERS",),
         requires=LOOP,

@@ -368,6 +368,31 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/cancel-while-model-resolution-waits-writes-no-header",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel during model resolution (the upstream's `prepareCall`, notes 8.3, row d): "
+            "resolution is given the turn's signal and settles on its abort; the build stops "
+            "there, so the step ends with no `request/header`, no context and no request, and "
+            "the turn ends aborted."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={"scripted": {"resolve": {"waitFor": {"abort": True}}}},
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",
         contracts=CANCEL,
         requires=LOOP_12,

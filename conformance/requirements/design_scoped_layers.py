@@ -59,6 +59,7 @@ REQUIREMENTS: Final = (
         cases=(
             "scopes/providers-and-listeners-get-the-assembly-context",
             "loop/providers-get-the-agent-as-agent-and-scope",
+            "loop/listeners-get-the-agent-as-agent-and-scope",
         ),
     ),
     Requirement(

@@ -81,12 +81,16 @@ REQUIREMENTS: Final = (
     ),
     Requirement(
         "PROMPT-CANCEL-TEST.7",
-        "A turn cancelled while its `agent/request` waterfall is pending ends `aborted` with the "
-        "cause, and the build stops there: no `request/header`, no `request/context` and no "
-        "request for that step (CONTRACTS.md does not say it; the upstream notes do, 8.3 row d).",
+        "A turn cancelled while its `agent/request` waterfall or its model resolution is "
+        "pending ends `aborted` with the cause, and the build stops there: no `request/header`, "
+        "no `request/context` and no request for that step (CONTRACTS.md does not say it; the "
+        "upstream notes do, 8.3 row d).",
         "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
         "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
-        cases=("loop/cancel-while-the-request-hook-waits-writes-no-header",),
+        cases=(
+            "loop/cancel-while-the-request-hook-waits-writes-no-header",
+            "loop/cancel-while-model-resolution-waits-writes-no-header",
+        ),
     ),
     Requirement(
         "PROMPT-CANCEL-TEST.8",

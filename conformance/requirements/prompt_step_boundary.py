@@ -98,6 +98,9 @@ REQUIREMENTS: Final = (
         "signal}`: the agent as both `agent` and `scope`, and the turn's abort signal.",
         _SECTION,
         "assemble the scoped prompt with `{agent, scope: agent, signal}`",
-        cases=("loop/providers-get-the-agent-as-agent-and-scope",),
+        cases=(
+            "loop/providers-get-the-agent-as-agent-and-scope",
+            "loop/listeners-get-the-agent-as-agent-and-scope",
+        ),
     ),
 )
