@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
@@ -84,6 +84,8 @@ class NoRoute(Exception):
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 #: The code of the model layer's failure when no adapter is registered for the provider.
 NO_ADAPTER: Final = "NO_ADAPTER"
+#: The code of the model layer's failure for an effort outside the adapter's effort set.
+UNSUPPORTED_REASONING_EFFORT: Final = "UNSUPPORTED_REASONING_EFFORT"
 
 
 @dataclass(frozen=True)
@@ -711,6 +713,30 @@ def fill_defaults(
             config[field] = given[field]
             markers[field] = True
     return config, markers
+
+
+def prepare_config(
+    seed: dict[str, Any], defaults: AdapterDefaultValues, efforts: Collection[str] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Model resolution by one adapter (the upstream's ``prepareCall``, notes §7.2 step 4): it
+    "materializes the adapter `defaultMaxTokens` ... and the adapter `defaultEffort`" where the
+    config leaves them out, then "validates the effort (`UNSUPPORTED_REASONING_EFFORT`)" against
+    the adapter's effort set (``None``: the adapter names none, every effort passes)."""
+    config, markers = fill_defaults(seed, defaults)
+    _check_effort(config, efforts)
+    return config, markers
+
+
+def _check_effort(config: dict[str, Any], efforts: Collection[str] | None) -> None:
+    """An effort outside the adapter's set is the model layer's own failure, so a turn it ends
+    ends with it (LOOP-REQUEST-BUILD: "the resolution's failure when it is the model layer's
+    failure error")."""
+    effort = config.get("reasoningEffort")
+    if efforts is not None and effort is not None and effort not in efforts:
+        raise AdapterFailure(
+            UNSUPPORTED_REASONING_EFFORT,
+            f"reasoning effort {effort!r} is not one of {sorted(efforts)} for {config['provider']}",
+        )
 
 
 def _check_max_tokens(config: CallConfig) -> None:

@@ -76,10 +76,16 @@ def _turn_with_tools() -> list[Json]:
 
 
 def _answered_turn(
-    turn: int, text: str, first_id: int, *, header: Json = None, extra: tuple[Json, ...] = ()
+    turn: int,
+    text: str,
+    first_id: int,
+    *,
+    header: Json = None,
+    extra: tuple[Json, ...] = (),
+    config: Json = lp.CONFIG,
 ) -> list[Json]:
     """A one-step turn: the user's ``text`` (id ``#first_id``), the ``extra`` messages entered
-    after it, [a header and context], the answer "hello"."""
+    after it, [a header and context], the answer "hello" (from ``config``'s route)."""
     opening = [lp.header("initial"), lp.context()] if header is None else header
     start = 3 + len(extra) + len(opening)
     answer_id = f"#{first_id + 1 + len(extra)}"
@@ -90,7 +96,9 @@ def _answered_turn(
         *extra,
         *opening,
         *lp.attempt(turn, 1, HELLO),
-        lp.assistant(turn, 1, [lp.text_block("hello")], answer_id, range(start, start + 4)),
+        lp.assistant(
+            turn, 1, [lp.text_block("hello")], answer_id, range(start, start + 4), config=config
+        ),
         lp.step_end(turn, 1),
         lp.turn_end(turn),
     ]

@@ -12,7 +12,7 @@ from ..judge.case import Case
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
-from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _turn_with_tools
+from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _relative, _turn_with_tools
 
 LOOP_12 = ("registry", "loop", "loop-1.2")
 BUILD = ("LOOP-REQUEST-BUILD",)
@@ -24,13 +24,39 @@ OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
 #: The model layer's failure a resolution fails with.
 UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
+#: The failure of a resolution whose effort is outside the adapter's set (message free text).
+UNSUPPORTED_EFFORT = {"message": lp.ANY_TEXT, "code": "UNSUPPORTED_REASONING_EFFORT"}
 #: The failure of a request for a provider without an adapter (its message is free text).
 NO_ADAPTER = {"message": lp.ANY_TEXT, "code": "NO_ADAPTER"}
+#: Two routes, each to a provider with an adapter of its own: its defaults, context window and
+#: effort set (1.2, ADAPTERS_ENTRY).
+ROUTE1 = {"provider": "p1", "model": "m1"}
+ROUTE2 = {"provider": "p2", "model": "m2"}
+ADAPTERS = {
+    "p1": {
+        "defaults": {"reasoningEffort": "low", "maxTokens": 100},
+        "contextWindow": 1000,
+        "efforts": ["low", "high"],
+    },
+    "p2": {
+        "defaults": {"reasoningEffort": "max", "maxTokens": 200},
+        "contextWindow": 2000,
+        "efforts": ["off", "max"],
+    },
+}
+BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
 HI = {
     "content": [{"type": "text", "text": "hi"}],
     "source": {"kind": "user"},
     "role": "user",
 }
+
+
+def _no_adapter_finish(turn: int, step: int) -> Json:
+    """The terminal chunk of a request for a provider without an adapter."""
+    reason = {"kind": "error", "failure": NO_ADAPTER}
+    chunk = {"type": "finish", "reason": reason}
+    return {"type": "assistant/chunk", "data": {"turn": turn, "step": step, "chunk": chunk}}
 
 
 def _failed_build() -> list[Json]:
@@ -207,19 +233,170 @@ CASES = [
                     *OPENING,  # 0-2
                     lp.header("initial"),  # 3
                     lp.context(),  # 4
-                    {
-                        "type": "assistant/chunk",
-                        "data": {
-                            "turn": 1,
-                            "step": 1,
-                            "chunk": {
-                                "type": "finish",
-                                "reason": {"kind": "error", "failure": NO_ADAPTER},
-                            },
-                        },
-                    },  # 5
+                    _no_adapter_finish(1, 1),  # 5
                     lp.step_end(1, 1),  # 6
                     lp.turn_end(1, {"kind": "error", "error": NO_ADAPTER}),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-adapter-registered-later-resolves-the-next-build",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "Each attempt's config is resolved by the model adapter, and a provider for which "
+            "no adapter is registered is sent unresolved (`NO_ADAPTER`). Turn 1 finds none; an "
+            "adapter for the provider is then registered, and turn 2's build is resolved by it: "
+            "its default `maxTokens` fills in, marked, so the header differs (`change`), and its "
+            "context window makes a new `request/context`. (When a registration takes effect "
+            "is not stated; the upstream prepares the call anew on every attempt, notes 7.3.)"
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], adapters={}, request_error=["end"]),
+            lp.followup("a", "hi"),
+            lp.register_adapter(
+                "a", "scripted", {"defaults": {"maxTokens": 512}, "contextWindow": 8192}
+            ),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *OPENING,  # 0-2
+                    lp.header("initial"),  # 3
+                    lp.context(),  # 4
+                    _no_adapter_finish(1, 1),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, {"kind": "error", "error": NO_ADAPTER}),  # 7
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            2,
+                            header=[
+                                lp.header(
+                                    "change",
+                                    config={**lp.CONFIG, "maxTokens": 512},
+                                    adapter_defaults={"maxTokens": True},
+                                ),
+                                lp.context(window=8192),
+                            ],
+                        ),
+                        8,
+                    ),  # 8-19
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 13, "maxTokens": 512}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "Each attempt's config is resolved by the model adapter (the proposed provider's), "
+            "which fills unset `reasoningEffort`/`maxTokens` from its defaults and marks them; "
+            "the context is written when provider, model or window differ. Turn 2's hook "
+            "switches to another provider: its adapter's defaults replace the first's (a "
+            "`change` header, both still marked) and its window makes a new `request/context`."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                config=ROUTE1,
+                adapters=ADAPTERS,
+                request=["pass", {"set": ROUTE2}],
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[
+                            lp.header(
+                                "initial",
+                                config={**ROUTE1, "reasoningEffort": "low", "maxTokens": 100},
+                                adapter_defaults=BOTH_MARKED,
+                            ),
+                            lp.context(ROUTE1, window=1000),
+                        ],
+                        config=ROUTE1,
+                    ),  # 0-11
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            3,
+                            header=[
+                                lp.header(
+                                    "change",
+                                    config={**ROUTE2, "reasoningEffort": "max", "maxTokens": 200},
+                                    adapter_defaults=BOTH_MARKED,
+                                ),
+                                lp.context(ROUTE2, window=2000),
+                            ],
+                            config=ROUTE2,
+                        ),
+                        12,
+                    ),  # 12-23
+                ],
+                requests=[
+                    {"dispatchSeq": 5, **ROUTE1, "reasoningEffort": "low", "maxTokens": 100},
+                    {"dispatchSeq": 17, **ROUTE2, "reasoningEffort": "max", "maxTokens": 200},
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "Model resolution validates the effort against the adapter's effort set "
+            "(`UNSUPPORTED_REASONING_EFFORT`, upstream notes 7.2 step 4); a resolution that "
+            "throws the model layer's failure fails the build: no header or context, and the "
+            "turn ends with that failure. The agent's effort `high` is one the first provider's "
+            "adapter accepts and, set by the agent, it carries to turn 2, whose hook switches "
+            "to a provider whose adapter does not know it."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                config={**ROUTE1, "reasoningEffort": "high"},
+                adapters=ADAPTERS,
+                request=["pass", {"set": ROUTE2}],
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[
+                            lp.header(
+                                "initial",
+                                config={**ROUTE1, "reasoningEffort": "high", "maxTokens": 100},
+                                adapter_defaults={"maxTokens": True},
+                            ),
+                            lp.context(ROUTE1, window=1000),
+                        ],
+                        config=ROUTE1,
+                    ),  # 0-11
+                    lp.turn_start(2),  # 12
+                    lp.step_start(2, 1),  # 13
+                    lp.user("two", "#3"),  # 14
+                    lp.step_end(2, 1),  # 15
+                    lp.turn_end(2, {"kind": "error", "error": UNSUPPORTED_EFFORT}),  # 16
                 ],
                 requests=[{"dispatchSeq": 5}],
             ),

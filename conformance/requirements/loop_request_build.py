@@ -166,7 +166,10 @@ REQUIREMENTS: Final = (
         _SECTION,
         "the turn ends as for any other throw (the resolution's failure when it is the model "
         "layer's failure error, else `UNKNOWN`)",
-        cases=("loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",),
+        cases=(
+            "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+            "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.14",
@@ -180,5 +183,32 @@ REQUIREMENTS: Final = (
         "and the request is dispatched; its stream ends with an error finish `NO_ADAPTER`, which "
         "is a request error like any other.",
         cases=("loop/a-provider-without-an-adapter-is-sent-unresolved",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.15",
+        "Every attempt's config is resolved anew by the adapter registered for its provider at "
+        "that time: once an adapter is registered for a provider that had none, the next build "
+        "is resolved by it (its defaults marked, so a `change` header; its context window, so a "
+        "new `request/context`). CONTRACTS.md does not say when a registration takes effect; "
+        "the upstream notes (7.3) prepare the call anew on every attempt.",
+        _SECTION,
+        "Each attempt's call config is proposed, may be replaced by the `agent/request` "
+        "waterfall, and is then resolved by the model adapter",
+        cases=("loop/an-adapter-registered-later-resolves-the-next-build",),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.16",
+        "A config is resolved by the adapter of its own provider: a route the waterfall "
+        "switched to takes that adapter's defaults (marked; a `change` header) and context "
+        "window (a new `request/context`), and an effort outside that adapter's effort set "
+        "fails the resolution with `UNSUPPORTED_REASONING_EFFORT` (the upstream notes, 7.2 "
+        "step 4; CONTRACTS.md names no effort set).",
+        _SECTION,
+        "resolved by the model adapter, which fills unset `reasoningEffort`/`maxTokens` from its "
+        "defaults and marks them (`adapterDefaults`)",
+        cases=(
+            "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
+            "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+        ),
     ),
 )

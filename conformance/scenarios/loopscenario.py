@@ -105,6 +105,12 @@ def request_state(name: str, *, header: Json, context: Json) -> Json:
     return _op("request-state", {"header": header, "context": context}, agent=name)
 
 
+def register_adapter(name: str, provider: str, adapter: Json) -> Json:
+    """1.2: register ``provider``'s adapter (an ADAPTERS_ENTRY) for an agent created with
+    ``adapters``; its later resolutions and requests use it."""
+    return _op("register-adapter", _UNSET, agent=name, provider=provider, adapter=adapter)
+
+
 def cancel(name: str, reason: Json = _UNSET) -> Json:
     return _op("cancel", _UNSET, agent=name, reason=reason)
 

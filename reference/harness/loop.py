@@ -11,7 +11,7 @@ the log (LOGGEDLOOP-REQUEST-INVARIANT).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal
 
@@ -33,7 +33,7 @@ from ..loop import (
     ToolCall,
     ToolOutcome,
     ToolRunner,
-    fill_defaults,
+    prepare_config,
     user_message,
 )
 from ..model_adapter import (
@@ -64,13 +64,14 @@ _DECISIONS: Final = {
 class _Recorder:
     """The scripted model adapter, recording each request with the log length at its dispatch.
 
-    With ``providers`` (the providers of an ``adapters`` map, 1.2), a request for any other
-    provider has no adapter: its stream fails with ``NO_ADAPTER`` and takes no scripted reply.
+    With ``providers`` (an ``adapters`` map, 1.2, read as it is at each request: an adapter may
+    be registered later), a request for a provider it lacks has no adapter: its stream fails
+    with ``NO_ADAPTER`` and takes no scripted reply.
     """
 
     scripted: ScriptedAdapter
     log: SessionLog
-    providers: frozenset[str] | None = None
+    providers: Mapping[str, Json] | None = None
     received: list[Json] = field(default_factory=list)
 
     @property
@@ -98,13 +99,16 @@ class LoopOps:
 
     OPS: ClassVar[frozenset[str]] = frozenset(
         {"agent", "followup", "steer", "cancel", "dispose-agent", "compact", "observe"}
-        | {"inject", "hook-calls", "request-state"}
+        | {"inject", "hook-calls", "request-state", "register-adapter"}
     )
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.agents: dict[str, Agent] = {}
         self.adapters: dict[str, _Recorder] = {}
+        #: Per agent created with ``adapters`` (1.2), its adapters by provider, as registered
+        #: so far (``register-adapter`` adds to it).
+        self.adapter_maps: dict[str, dict[str, Json]] = {}
         #: Per agent, what its `agent/pre-step` and `agent/request` hooks were asked (1.2).
         self.hook_calls: dict[str, dict[str, list[Json]]] = {}
         self._ids = 0
@@ -130,6 +134,8 @@ class LoopOps:
             return snapshot(self.hook_calls[op["agent"]])
         elif name == "request-state":
             return {"header": agent.log.request_header(), "context": agent.log.request_context()}
+        elif name == "register-adapter":
+            self._register_adapter(op)
         elif name == "cancel":
             agent.cancel(op.get("reason", {"kind": "user"}))
         elif name == "dispose-agent":
@@ -143,6 +149,16 @@ class LoopOps:
                 "requests": snapshot(self.adapters[op["agent"]].received),
             }
         return {"ok": True}
+
+    def _register_adapter(self, op: Json) -> None:
+        """Register the adapter of ``provider`` for an agent created with ``adapters`` (1.2):
+        the model layer's registry, which the agent's later resolutions and requests read."""
+        adapters = self.adapter_maps.get(op["agent"])
+        if adapters is None:
+            raise ScenarioError(f"agent {op['agent']!r} was created without `adapters`")
+        if op["provider"] in adapters:
+            raise ScenarioError(f"agent {op['agent']!r}: {op['provider']!r} has an adapter")
+        adapters[op["provider"]] = op["adapter"]
 
     def _compact(self, agent: Agent, op: Json) -> Json:
         """Replace the surface nodes ``start``..``end`` (surface positions) with a summary.
@@ -199,22 +215,30 @@ class LoopOps:
             defaults=adapter_spec.get("defaults", {}),
             context_window=adapter_spec.get("contextWindow"),
         )
-        adapters = op.get("adapters")
+        adapters = None if "adapters" not in op else dict(op["adapters"])
         if adapters is not None and "adapter" in op:
             raise ScenarioError(f"agent {name!r}: give `adapter` or `adapters`, not both")
-        adapter = _Recorder(scripted, log, None if adapters is None else frozenset(adapters))
+        adapter = _Recorder(scripted, log, adapters)
         # Refused (`agent-config-invalid`, 1.2): nothing is kept, the scope included.
         try:
-            agent = self._make_agent(op, scope, log, adapter, calls)
+            agent = self._make_agent(op, scope, log, adapter, calls, adapters)
         except ContractError as error:
             return error_observation(error)
+        if adapters is not None:
+            self.adapter_maps[name] = adapters
         scenario.scopes[name] = scope
         scenario.agent_scopes.add(scope)
         self.adapters[name], self.agents[name], self.hook_calls[name] = adapter, agent, calls
         return {"ok": True}
 
     def _make_agent(
-        self, op: Json, scope: Scope, log: SessionLog, adapter: _Recorder, calls: Json
+        self,
+        op: Json,
+        scope: Scope,
+        log: SessionLog,
+        adapter: _Recorder,
+        calls: Json,
+        adapters: dict[str, Json] | None,
     ) -> Agent:
         scenario = self.scenario
         return scenario.hooks.make_agent(
@@ -230,14 +254,15 @@ class LoopOps:
                 op.get("requestError", []), scenario.wait, calls["requestError"]
             ),
             request=_scripted_request(op.get("request", []), scenario.wait, calls["requestHook"]),
-            resolve=None if "adapters" not in op else self._resolver(op["adapters"]),
+            resolve=None if adapters is None else self._resolver(adapters),
             new_id=lambda: self._new_id("message"),
         )
 
-    def _resolver(self, adapters: Json) -> Resolver:
-        """Model resolution over an ``adapters`` map (1.2): the proposed provider's adapter,
-        after its ``resolve`` wait, fails (the model layer's failure), throws, or fills in its
-        defaults; a provider without one is ``NO_ADAPTER``."""
+    def _resolver(self, adapters: Mapping[str, Json]) -> Resolver:
+        """Model resolution over an ``adapters`` map (1.2), read as it is at each resolution: the
+        proposed provider's adapter, after its ``resolve`` wait, fails (the model layer's
+        failure), throws, or resolves with its defaults and effort set (`prepare_config`); a
+        provider without one is ``NO_ADAPTER``."""
 
         async def resolve(proposed: dict[str, Json], signal: AbortSignal) -> Resolution:
             spec = adapters.get(proposed["provider"])
@@ -249,7 +274,9 @@ class LoopOps:
                 raise AdapterFailure(how["fails"]["code"], how["fails"]["message"])
             if "throws" in how:
                 raise ScriptedFailure(how["throws"])
-            config, markers = fill_defaults(proposed, spec.get("defaults", {}))
+            config, markers = prepare_config(
+                proposed, spec.get("defaults", {}), spec.get("efforts")
+            )
             return Resolution(config, markers, spec.get("contextWindow"))
 
         return resolve

@@ -41,6 +41,11 @@ def observe(*ops: Any) -> Any:
         ((lp.agent("a", model=[], pre_step=["throws"]),), "unknown preStep"),
         ((lp.agent("a", model=[], request=["maybe"]),), "unknown request hook"),
         ((lp.agent("a", model=[], adapter={}, adapters={}),), "not both"),
+        ((lp.agent("a", model=[]), lp.register_adapter("a", "p", {})), "without `adapters`"),
+        (
+            (lp.agent("a", model=[], adapters={"p": {}}), lp.register_adapter("a", "p", {})),
+            "has an adapter",
+        ),
     ],
     ids=[
         "unknown-agent",
@@ -51,6 +56,8 @@ def observe(*ops: Any) -> Any:
         "bare-throws-decision",
         "unknown-request-hook",
         "adapter-and-adapters",
+        "register-adapter-without-adapters",
+        "register-adapter-twice",
     ],
 )
 def test_scenarios_the_harness_refuses(ops: tuple[Any, ...], why: str) -> None:
