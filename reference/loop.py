@@ -12,7 +12,8 @@ The contracts enforced here, each quoted beside its code below:
 - ROOT-MODEL / LOGGEDLOOP-REQUEST-INVARIANT: a request is exactly ``{...config, messages, system?,
   tools?, sessionId}``, its messages derived from the log, its header logged inside the open step
   before it is dispatched (`build_request`);
-- PROMPT-STEP-BOUNDARY: `pre_step` and when `_turn` opens a step;
+- PROMPT-STEP-BOUNDARY: `pre_step` and when `_turn` opens a step; the upstream's
+  `agent/turn-stopping` hook before a turn ends (`continues`);
 - PROMPT-RETRY-BOUNDARY, LOOP-REQUEST-ERROR-TEST: `step` renders once before its retry loop;
 - LOOP-RUNTIME-CONTEXT: the snapshot proposed in `pre_step`, every append observed;
 - LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST: `log_header`, `_log_context`;
@@ -141,6 +142,15 @@ class RequestBuild:
 
 
 @dataclass(frozen=True)
+class TurnStopping:
+    """What the `agent/turn-stopping` hook is told: the turn is about to end (its last step
+    concluded and no next-step message waits)."""
+
+    turn: int
+    signal: AbortSignal
+
+
+@dataclass(frozen=True)
 class RequestError:
     """What the `agent/request-error` decision is asked about: the failed attempt's failure."""
 
@@ -158,6 +168,9 @@ RequestErrorHook = Callable[[RequestError], Awaitable[Literal["retry"] | None]]
 #: Given the question and the proposed call config, the config to resolve (the `agent/request`
 #: waterfall; the default passes the proposal through).
 RequestHook = Callable[[RequestBuild, dict[str, Any]], Awaitable[dict[str, Any]]]
+#: Awaited before a turn ends; it may wait, and may queue next-step messages (``inject``), which
+#: keep the turn going.
+TurnStoppingHook = Callable[[TurnStopping], Awaitable[None]]
 
 
 async def _default_pre_step(_question: PreStep, default: Enter) -> PreStepDecision:
@@ -170,6 +183,10 @@ async def _default_request_error(_question: RequestError) -> Literal["retry"] | 
 
 async def _default_request(_question: RequestBuild, proposal: dict[str, Any]) -> dict[str, Any]:
     return proposal
+
+
+async def _default_turn_stopping(_question: TurnStopping) -> None:
+    return None
 
 
 # -- tools --------------------------------------------------------------------------------------
@@ -232,6 +249,7 @@ class Agent:
         pre_step: PreStepHook = _default_pre_step,
         request_error: RequestErrorHook = _default_request_error,
         request: RequestHook = _default_request,
+        turn_stopping: TurnStoppingHook = _default_turn_stopping,
         resolve: Resolver | None = None,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
         # Integer milliseconds: a seeded event's `time` must be an integer (so a log this loop
@@ -243,7 +261,7 @@ class Agent:
         self.config = snapshot(config)
         self.session_id = session_id
         self._tools, self._pre_step, self._request_error = tools, pre_step, request_error
-        self._request = request
+        self._request, self._turn_stopping = request, turn_stopping
         self._resolver = resolve if resolve is not None else self._resolve_with_adapter
         self.new_id, self._clock = new_id, clock
         # LOOP-RUNTIME-CONTEXT: "It is constructed at the start of each loop instance".
@@ -394,8 +412,8 @@ class Agent:
                     self.append("step/end", {"turn": turn, "step": step})
                 _check(signal)
                 # A step that ran tools without concluding (``None``) is always followed by a
-                # continuation step; so is a concluded one when a steer is waiting.
-                if ends is not None and not self._inbox.next_step:
+                # continuation step.
+                if ends is not None and not await self.continues(turn, signal):
                     break
                 target = "next-step"
         except Exception as error:
@@ -407,6 +425,20 @@ class Agent:
         finally:
             self.append("turn/end", {"turn": turn, "reason": ends})
         return self._inbox.has_pending
+
+    async def continues(self, turn: int, signal: AbortSignal) -> bool:
+        """Whether a concluded step is followed by another step of the same turn: when a
+        next-step message waits, one queued while the `agent/turn-stopping` hook ran included.
+
+        The hook is not named by CONTRACTS.md; upstream notes §6.2, steps 11-12: "If `turnEnds`
+        is set and `inbox.nextStep` is empty: `await serial('agent/turn-stopping', {turn,
+        signal})`, then `throwIfAborted`. If `turnEnds` is set and `nextStep` is still empty:
+        break". A cancel while it waits ends the turn aborted, with no further step (§8.3, i).
+        """
+        if not self._inbox.next_step:
+            await self._turn_stopping(TurnStopping(turn, signal))
+            _check(signal)
+        return bool(self._inbox.next_step)
 
     async def pre_step(
         self, target: Target, turn: int, step: int, signal: AbortSignal

@@ -59,6 +59,20 @@ def _no_adapter_finish(turn: int, step: int) -> Json:
     return {"type": "assistant/chunk", "data": {"turn": turn, "step": step, "chunk": chunk}}
 
 
+def _step_after_a_note() -> list[Json]:
+    """Turn 1: "hi" answered "hello", then a step 2 that opens with the injected "note" and is
+    answered "4" (positions 0-19)."""
+    return [
+        *_answered_turn(1, "hi", 1)[:-1],  # 0-10
+        lp.step_start(1, 2),  # 11
+        lp.injected("note", "#3"),  # 12
+        *lp.attempt(1, 2, FOUR),  # 13-16
+        lp.assistant(1, 2, [lp.text_block("4")], "#4", range(13, 17)),  # 17
+        lp.step_end(1, 2),  # 18
+        lp.turn_end(1),  # 19
+    ]
+
+
 def _failed_build() -> list[Json]:
     """A turn whose first request build fails: no header, no context, no request."""
     return [*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.UNKNOWN)]
@@ -598,6 +612,73 @@ CASES = [
             ),
         ),
     ),
+    Case(
+        id="loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "A cancel while the `agent/turn-stopping` hook waits (upstream notes 6.2 step 11: "
+            "the hook, then a cancellation check; 8.3 row i; CONTRACTS.md names no such hook): "
+            "the hook is given the turn's signal and settles on its abort; the turn, whose step "
+            "had completed, ends aborted after its `step/end`, with no further step."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], turn_stopping=[{"waitFor": {"abort": True}}]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:-1],  # 0-10
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 11
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    # -- PROMPT-STEP-BOUNDARY: the turn-stopping hook ----------------------------------------------
+    Case(
+        id="loop/the-turn-stopping-hook-waits-before-the-turn-ends",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "A turn whose step concluded with no next-step message waiting awaits the "
+            "`agent/turn-stopping` hook before it ends (upstream notes 6.2 step 11, 8.1 item 23; "
+            "CONTRACTS.md names no such hook): after a tool round trip the hook is reached once, "
+            "after the second step's `step/end` (not after the tool step, which is followed by "
+            "a continuation step), and `turn/end` waits for it."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[CALL, FOUR],
+                tools=[lp.tool_result("4")],
+                turn_stopping=[{"waitFor": {"gate": "g"}}],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.observe("a", log=_turn_with_tools()[:20]),
+            s.open_gate("g"),
+            lp.observe("a", log=_turn_with_tools()),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "After the `agent/turn-stopping` hook the turn ends only if no next-step message "
+            'waits (upstream notes 6.2 step 12: "If `turnEnds` is set and `nextStep` is still '
+            'empty: break"): one injected while the hook waits is claimed by a step 2 of the '
+            "same turn; the hook is reached again after it, and the turn then ends."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, FOUR], turn_stopping=[{"waitFor": {"gate": "g"}}]),
+            lp.followup("a", "hi"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe("a", log=_step_after_a_note()),
+        ),
+    ),
     # -- PROMPT-STEP-BOUNDARY: injected messages ---------------------------------------------------
     Case(
         id="loop/an-injected-message-waits-idle-for-the-next-turn",
@@ -644,18 +725,7 @@ CASES = [
             lp.followup("a", "hi"),
             lp.inject("a", "note"),
             s.open_gate("g"),
-            lp.observe(
-                "a",
-                log=[
-                    *_answered_turn(1, "hi", 1)[:-1],  # 0-10
-                    lp.step_start(1, 2),  # 11
-                    lp.injected("note", "#3"),  # 12
-                    *lp.attempt(1, 2, FOUR),  # 13-16
-                    lp.assistant(1, 2, [lp.text_block("4")], "#4", range(13, 17)),  # 17
-                    lp.step_end(1, 2),  # 18
-                    lp.turn_end(1),  # 19
-                ],
-            ),
+            lp.observe("a", log=_step_after_a_note()),
         ),
     ),
 ]

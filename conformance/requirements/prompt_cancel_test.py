@@ -101,4 +101,13 @@ REQUIREMENTS: Final = (
         "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
         cases=("loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",),
     ),
+    Requirement(
+        "PROMPT-CANCEL-TEST.9",
+        "A turn cancelled while the `agent/turn-stopping` hook waits ends `aborted` with the "
+        "cause once the hook settles, though its steps had completed, with no further step "
+        "(CONTRACTS.md names no such hook; the upstream notes do, 6.2 step 11 and 8.3 row i).",
+        "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
+        "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
+        cases=("loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn",),
+    ),
 )

@@ -103,4 +103,17 @@ REQUIREMENTS: Final = (
             "loop/listeners-get-the-agent-as-agent-and-scope",
         ),
     ),
+    Requirement(
+        "PROMPT-STEP-BOUNDARY.9",
+        "A turn whose last step concluded awaits the `agent/turn-stopping` hook before it ends, "
+        "once no next-step message waits; a next-step message queued while the hook runs opens "
+        "another step of the same turn. (CONTRACTS.md names no such hook; the upstream notes "
+        "do, 6.2 steps 11-12.)",
+        _SECTION,
+        "an empty decision after a step that concluded ends the turn with that step's outcome",
+        cases=(
+            "loop/the-turn-stopping-hook-waits-before-the-turn-ends",
+            "loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
+        ),
+    ),
 )

@@ -53,6 +53,7 @@ def agent(
     pre_step: list[Json] | None = None,
     request_error: list[Json] | None = None,
     request: list[Json] | None = None,
+    turn_stopping: list[Json] | None = None,
     seed: Json = _UNSET,
     adapter: Json = _UNSET,
     adapters: Json = _UNSET,
@@ -60,13 +61,15 @@ def agent(
     expect: Json = _UNSET,
 ) -> Json:
     """Create an agent whose scope is named ``name``, scripted per request, tool call, decision
-    (``request``: the `agent/request` hooks, 1.2); ``expect`` an error when it must be refused."""
+    (``request``: the `agent/request` hooks, ``turn_stopping``: the `agent/turn-stopping` ones,
+    1.2); ``expect`` an error when it must be refused."""
     fields: Json = {"agent": name, "config": config, "model": model}
     scripted = (
         ("tools", tools),
         ("preStep", pre_step),
         ("requestError", request_error),
         ("request", request),
+        ("turnStopping", turn_stopping),
     )
     for key, value in scripted:
         if value:

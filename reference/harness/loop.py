@@ -33,6 +33,8 @@ from ..loop import (
     ToolCall,
     ToolOutcome,
     ToolRunner,
+    TurnStopping,
+    TurnStoppingHook,
     prepare_config,
     user_message,
 )
@@ -197,13 +199,14 @@ class LoopOps:
             unknown = [value for value in op.get(key, []) if _decision(key, value) not in allowed]
             if unknown:
                 raise ScenarioError(f"agent {name!r}: unknown {key} decision(s) {unknown}")
-        bad_hooks = [
-            hook
-            for hook in op.get("request", [])
-            if hook != "pass" and not (isinstance(hook, dict) and set(hook) <= _REQUEST_HOOK)
-        ]
-        if bad_hooks:
-            raise ScenarioError(f"agent {name!r}: unknown request hook(s) {bad_hooks}")
+        for key, allowed_keys in _HOOK_KEYS.items():
+            bad_hooks = [
+                hook
+                for hook in op.get(key, [])
+                if hook != "pass" and not (isinstance(hook, dict) and set(hook) <= allowed_keys)
+            ]
+            if bad_hooks:
+                raise ScenarioError(f"agent {name!r}: unknown {key} hook(s) {bad_hooks}")
         if name in scenario.scopes or name in self.agents:
             raise ScenarioError(f"agent {name!r}: a scope of that name already exists")
         calls: dict[str, list[Json]] = {"preStep": [], "requestHook": [], "requestError": []}
@@ -254,6 +257,7 @@ class LoopOps:
                 op.get("requestError", []), scenario.wait, calls["requestError"]
             ),
             request=_scripted_request(op.get("request", []), scenario.wait, calls["requestHook"]),
+            turn_stopping=_scripted_turn_stopping(op.get("turnStopping", []), scenario.wait),
             resolve=None if adapters is None else self._resolver(adapters),
             new_id=lambda: self._new_id("message"),
         )
@@ -386,6 +390,19 @@ def _scripted_request(hooks: list[Json], wait: Wait, calls: list[Json]) -> Reque
     return propose
 
 
+def _scripted_turn_stopping(hooks: list[Json], wait: Wait) -> TurnStoppingHook:
+    """STOPPING (`agent/turn-stopping`, 1.2), one per call, then ``"pass"``: an object waits
+    (``waitFor``: a gate, or the turn's abort signal) before the turn goes on to end."""
+    queue = list(hooks)
+
+    async def stopping(question: TurnStopping) -> None:
+        hook = queue.pop(0) if queue else "pass"
+        if isinstance(hook, dict):
+            await wait(hook.get("waitFor"), question.signal)
+
+    return stopping
+
+
 def _decision(key: str, value: Json) -> Json:
     """The name of a scripted decision: the string, or the object forms (1.2 for all but the
     requestError ``{"action", "waitFor"}``): ``{"decision"|"action", "waitFor"?}``, and
@@ -398,8 +415,11 @@ def _decision(key: str, value: Json) -> Json:
     return named if set(value) <= {"decision", "action", "waitFor"} else None
 
 
-#: The keys of a REQUEST_HOOK object.
-_REQUEST_HOOK: Final = frozenset({"set", "throws", "waitFor"})
+#: The keys of a REQUEST_HOOK and of a STOPPING object, by the `agent` field that lists them.
+_HOOK_KEYS: Final = {
+    "request": frozenset({"set", "throws", "waitFor"}),
+    "turnStopping": frozenset({"waitFor"}),
+}
 #: Stands for "the hook throws" among the allowed decision names.
 _THROWS: Final = "throws"
 

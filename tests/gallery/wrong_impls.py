@@ -2295,6 +2295,37 @@ class ToolRunsWithoutTheTurnSignal(_WrongLoop):
             super().__init__(**{**options, "tools": tools})
 
 
+class TurnStoppingNeverAsked(_WrongLoop):
+    """No `agent/turn-stopping` hook: a turn whose step concluded ends at once (CONTRACTS.md
+    names no such hook; the upstream awaits one)."""
+
+    class agent_class(Agent):
+        async def continues(self, turn: int, signal: AbortSignal) -> bool:
+            return bool(self._inbox.next_step)
+
+
+class NoCancelCheckAfterTurnStopping(_WrongLoop):
+    """The turn-stopping hook is awaited, but the cancellation is not checked after it: a turn
+    cancelled while the hook waits ends with its steps' outcome."""
+
+    class agent_class(Agent):
+        async def continues(self, turn: int, signal: AbortSignal) -> bool:
+            if not self._inbox.next_step:
+                await self._turn_stopping(loop.TurnStopping(turn, signal))
+            return bool(self._inbox.next_step)
+
+
+class InboxReadBeforeTurnStopping(_WrongLoop):
+    """Whether the turn goes on is decided before the turn-stopping hook runs: a next-step
+    message queued while it waits is left for the next turn."""
+
+    class agent_class(Agent):
+        async def continues(self, turn: int, signal: AbortSignal) -> bool:
+            waiting = bool(self._inbox.next_step)
+            await super().continues(turn, signal)
+            return waiting
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -2449,6 +2480,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RequestHookWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
     "ResolutionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
     "ToolRunsWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "TurnStoppingNeverAsked": "PROMPT-STEP-BOUNDARY",
+    "NoCancelCheckAfterTurnStopping": "PROMPT-CANCEL-TEST",
+    "InboxReadBeforeTurnStopping": "PROMPT-STEP-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -2551,6 +2585,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "InjectWaitsForTheNextTurn": (
         "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
         "test_example[loop/a-message-injected-during-a-step-opens-the-next-step]",
+        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
     ),
     "RawLoneSurrogates": (
         "test_deepseek_http[deepseek-http/lone-surrogate-and-control-characters]",
@@ -2709,5 +2744,15 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "ToolRunsWithoutTheTurnSignal": (
         "test_example[loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts]",
+    ),
+    "TurnStoppingNeverAsked": (
+        "test_example[loop/the-turn-stopping-hook-waits-before-the-turn-ends]",
+        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
+    ),
+    "NoCancelCheckAfterTurnStopping": (
+        "test_example[loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn]",
+    ),
+    "InboxReadBeforeTurnStopping": (
+        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
     ),
 }

@@ -40,6 +40,7 @@ def observe(*ops: Any) -> Any:
         ((lp.agent("a", model=[], seed={"agent": "b"}),), "unknown agent"),
         ((lp.agent("a", model=[], pre_step=["throws"]),), "unknown preStep"),
         ((lp.agent("a", model=[], request=["maybe"]),), "unknown request hook"),
+        ((lp.agent("a", model=[], turn_stopping=[{"set": {}}]),), "unknown turnStopping hook"),
         ((lp.agent("a", model=[], adapter={}, adapters={}),), "not both"),
         ((lp.agent("a", model=[]), lp.register_adapter("a", "p", {})), "without `adapters`"),
         (
@@ -55,6 +56,7 @@ def observe(*ops: Any) -> Any:
         "seed-agent",
         "bare-throws-decision",
         "unknown-request-hook",
+        "unknown-turn-stopping-hook",
         "adapter-and-adapters",
         "register-adapter-without-adapters",
         "register-adapter-twice",
