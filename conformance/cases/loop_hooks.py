@@ -1,5 +1,6 @@
 """Protocol 1.2 (`loop-1.2`): the loop's hooks, failed request builds, refused agents, injected
-messages and the request-state read.
+messages and the request-state read; and protocol 1.3 (`loop-1.3`): the turn-stopping hook,
+adapters registered later and adapters' effort sets.
 
 Expected logs are in the view of `conformance.judge.logview`, worked out by hand from CONTRACTS.md
 and, where it is silent, from `upstream/loop-and-session.md` (each ``why`` says which); the comment
@@ -15,6 +16,8 @@ from ..scenarios.scenario import Json
 from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _relative, _turn_with_tools
 
 LOOP_12 = ("registry", "loop", "loop-1.2")
+#: The 1.3 additions (`loop-1.3`): `turnStopping`, `register-adapter`, an adapter's `efforts`.
+LOOP_13 = (*LOOP_12, "loop-1.3")
 BUILD = ("LOOP-REQUEST-BUILD",)
 STEP = ("PROMPT-STEP-BOUNDARY",)
 CANCEL = ("PROMPT-CANCEL-TEST",)
@@ -258,7 +261,7 @@ CASES = [
     Case(
         id="loop/an-adapter-registered-later-resolves-the-next-build",
         contracts=BUILD,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "Each attempt's config is resolved by the model adapter, and a provider for which "
             "no adapter is registered is sent unresolved (`NO_ADAPTER`). Turn 1 finds none; an "
@@ -307,7 +310,7 @@ CASES = [
     Case(
         id="loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
         contracts=BUILD,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "Each attempt's config is resolved by the model adapter (the proposed provider's), "
             "which fills unset `reasoningEffort`/`maxTokens` from its defaults and marks them; "
@@ -370,7 +373,7 @@ CASES = [
     Case(
         id="loop/an-effort-outside-the-new-adapters-set-fails-the-build",
         contracts=BUILD,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "Model resolution validates the effort against the adapter's effort set "
             "(`UNSUPPORTED_REASONING_EFFORT`, upstream notes 7.2 step 4); a resolution that "
@@ -615,7 +618,7 @@ CASES = [
     Case(
         id="loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn",
         contracts=CANCEL,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "A cancel while the `agent/turn-stopping` hook waits (upstream notes 6.2 step 11: "
             "the hook, then a cancellation check; 8.3 row i; CONTRACTS.md names no such hook): "
@@ -640,7 +643,7 @@ CASES = [
     Case(
         id="loop/the-turn-stopping-hook-waits-before-the-turn-ends",
         contracts=STEP,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "A turn whose step concluded with no next-step message waiting awaits the "
             "`agent/turn-stopping` hook before it ends (upstream notes 6.2 step 11, 8.1 item 23; "
@@ -664,7 +667,7 @@ CASES = [
     Case(
         id="loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
         contracts=STEP,
-        requires=LOOP_12,
+        requires=LOOP_13,
         why=(
             "After the `agent/turn-stopping` hook the turn ends only if no next-step message "
             'waits (upstream notes 6.2 step 12: "If `turnEnds` is set and `nextStep` is still '

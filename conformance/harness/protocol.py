@@ -28,6 +28,7 @@ CAPABILITIES: Final = (
     "session-1.2",
     "loop",
     "loop-1.2",
+    "loop-1.3",
     "deepseek-wire",
     "deepseek-http",
 )

@@ -43,6 +43,7 @@ PROTOCOL_VERSION: Final = 1
 #: (``session-1.2``: the `session-event-invalid` kind and an option injected as absent);
 #: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
 #: ``loop-1.2``: the loop's hooks, refused agents, failed builds, ``inject`` and the reads;
+#: ``loop-1.3``: the turn-stopping hook, ``register-adapter`` and adapters' effort sets;
 #: ``deepseek-wire`` / ``deepseek-http``: the DeepSeek adapter, without and with HTTP.
 CAPABILITIES: Final = (
     "registry",
@@ -53,6 +54,7 @@ CAPABILITIES: Final = (
     "session-1.2",
     "loop",
     "loop-1.2",
+    "loop-1.3",
     "deepseek-wire",
     "deepseek-http",
 )

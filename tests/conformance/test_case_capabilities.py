@@ -15,7 +15,7 @@ import pytest
 from conformance.cases import all_cases
 from conformance.judge.case import Case
 
-#: What each 1.1 addition needs, found by a predicate over one JSON object of a scenario.
+#: What each minor version's addition needs, found by a predicate over one object of a scenario.
 NEEDS: dict[str, tuple[str, Any]] = {
     "a provider's waitFor": (
         "async-providers",
@@ -40,6 +40,12 @@ NEEDS: dict[str, tuple[str, Any]] = {
         "registry-1.1",
         lambda node: node.get("op") == "register" and "scope" in node,
     ),
+    "the op added to the loop in 1.3": (
+        "loop-1.3",
+        lambda node: node.get("op") == "register-adapter",
+    ),
+    "the turn-stopping hook": ("loop-1.3", lambda node: "turnStopping" in node),
+    "an adapter's effort set": ("loop-1.3", lambda node: "efforts" in node),
 }
 CASES = all_cases()
 
@@ -71,4 +77,4 @@ def test_the_case_requires_what_it_uses(case: Case) -> None:
 def test_the_check_finds_something() -> None:
     # Not vacuous: some cases do use each capability.
     required = {capability for case in CASES for capability in case.requires}
-    assert {"async-providers", "registry-1.1"} <= required
+    assert {"async-providers", "registry-1.1", "loop-1.3"} <= required

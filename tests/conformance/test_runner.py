@@ -22,10 +22,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import conformance
+from conformance.cases import all_cases
 from conformance.requirements import catalog
 from conformance.run.catalog import cases
 from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
+from reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
 from reference.harness import Driver
 
 #: Not in the fast subset (`-m "not slow"`):
@@ -47,6 +49,16 @@ class NoCapabilities(Driver):
     """Answers the handshake with no capabilities: every case is not applicable."""
 
     capabilities = ()
+
+
+#: What only `loop-1.3` may send, as it appears in a scenario's JSON.
+LOOP_13_WORDS = ('"turnStopping"', '"efforts"', '"op": "register-adapter"')
+
+
+class Declares12Only(Driver):
+    """A harness written for protocol 1.2: it declares ``loop-1.2`` but not ``loop-1.3``."""
+
+    capabilities = tuple(c for c in REFERENCE_CAPABILITIES if c != "loop-1.3")
 
 
 class HangsOnOneCase(Driver):
@@ -195,6 +207,27 @@ def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> 
     assert tally["not applicable"] > 0
     assert tally["passed"] == tally["skipped"] == tally["failed"] == tally["errored"] == 0
     assert "not applicable" in output
+
+
+def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(tmp_path: Path) -> None:
+    # PROTOCOL.md, "Versioning": 1.2 was released without `loop-1.3`'s additions, so a harness
+    # that declares `loop-1.2` alone is never sent them, and a `loop-1.2` case still runs.
+    added = sorted(
+        case.id
+        for case in all_cases()
+        if any(word in json.dumps(case.scenario()["ops"]) for word in LOOP_13_WORDS)
+    )
+    older = "loop/an-injected-message-waits-idle-for-the-next-turn"
+    assert added and older not in added
+    select = " or ".join((*added, older))
+    args = ("--impl", "test_runner:Declares12Only", "-k", select)
+    status, output, report = run_runner(tmp_path, *args)
+    outcomes = {r["test"]: r["outcome"] for r in report["implementations"][0]["results"]}
+    assert status == 0, output
+    assert outcomes[f"test_example[{older}]"] == "passed", outcomes
+    for case_id in added:
+        assert outcomes[f"test_example[{case_id}]"] == "not applicable", outcomes
+    assert "errored" not in outcomes.values(), outcomes
 
 
 def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_ones(
