@@ -13,12 +13,12 @@ repeated object key is reported (the log's "object keys are unique"). Seqs are j
 would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
 their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
 
-JSON lines are read one line at a time, and the fold keeps only the events it may read again (the
-visible messages: `LogFold.keep_events`), so memory grows with the surface, not with the whole
-file; a JSON array is read whole. A line that cannot be
-read (not JSON, longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads:
-`conformance.judge.nesting`) is an error on standard error naming its line; it takes its seq, so
-the events after it are still checked.
+JSON lines are read one line at a time, and the fold keeps of each event only what a later rule
+reads (`LogFold.keep_events`), so memory grows with the number of visible messages, not with
+their text or the whole file; a JSON array is read whole. A line that cannot be read (not JSON,
+longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads: `conformance.judge.nesting`)
+is an error on standard error naming its line; it takes its seq, so the events after it are still
+checked.
 
 Exit status: 0 when every log is valid, 1 when any violation was found, 2 when a file, or a line
 of it, cannot be read as a log (missing, not UTF-8, not JSON, beyond the limits).
