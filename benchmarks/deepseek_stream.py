@@ -1,27 +1,29 @@
-"""How fast, and how linear, is the DeepSeek stream path? (PROMPT-DEEPSEEK-WIRE)
+"""How fast, and how linear, is the DeepSeek stream path? (PROMPT-DEEPSEEK-WIRE, issue 19)
 
 `reference.deepseek.translate_stream` turns response bytes into stream chunks: SSE decoding (with
 an incremental UTF-8 decoder and a line buffer that survives any split) and the delta translation.
-For each shape this builds an answer of n text deltas and of 16n, times the translation (best of
-several repeats, `time.perf_counter`), and prints MB/s and the ratio. Linear work gives a ratio near
-16; a translator that rebuilt its block text on every delta would give far more for long answers.
-A script that prints figures, not a test.
+For each read size (1 byte, 64 bytes, 4 KiB) it translates answers of n = 1000 and 10000 text
+deltas, beside the Python floor for the same bytes: the reads joined, decoded once, and one
+``json.loads`` per event (`floor`). It prints the figures, their ratio and the growth exponent
+(`benchmarks/figures.py`): linear work gives 1; a translator that rebuilt its block text on every
+delta would give far more for long answers. A script that prints figures, not a test.
 
     python benchmarks/deepseek_stream.py
 """
 
 from __future__ import annotations
 
-import gc
 import json
-import time
+from typing import Any
+
+from figures import best_times, growth_exponent, table
 
 from reference.deepseek import translate_stream
 
-BASE_N = 2_000
-SCALE = 16
-REPEATS = 5
-RATIO_BOUND = 32.0
+SIZES = (1000, 10000)
+READ_SIZES = (1, 64, 4096)
+#: The exponent above which the path is called not linear (measurement noise stays below it).
+LINEAR_BOUND = 1.2
 
 
 def body(deltas: int) -> bytes:
@@ -39,36 +41,34 @@ def split(data: bytes, size: int) -> list[bytes]:
     return [data[i : i + size] for i in range(0, len(data), size)]
 
 
-def best_time(parts: list[bytes]) -> float:
-    best = float("inf")
-    for _ in range(REPEATS):
-        gc.collect()
-        start = time.perf_counter()
-        chunks = translate_stream(parts)
-        best = min(best, time.perf_counter() - start)
-        assert chunks[-1] == {"type": "finish", "reason": {"kind": "stop"}}
-    return best
+def floor(parts: list[bytes]) -> list[Any]:
+    """The least any Python SSE reader does with the same reads: join, decode, parse each event."""
+    text = b"".join(parts).decode()
+    return [json.loads(line[6:]) for line in text.split("\r\n") if line.startswith("data: {")]
 
 
 def main() -> None:
-    print(
-        f"{'read size':>10} {'n deltas':>9} {'MB':>6} {'seconds':>9} {'MB/s':>7} {'ratio x16':>10}"
-    )
     worst = 0.0
-    for read_size in (1, 64, 4096):
-        small, large = body(BASE_N), body(BASE_N * SCALE)
-        t_small = best_time(split(small, read_size))
-        t_large = best_time(split(large, read_size))
-        ratio = t_large / t_small
-        worst = max(worst, ratio)
-        for n, data, seconds in ((BASE_N, small, t_small), (BASE_N * SCALE, large, t_large)):
-            mb = len(data) / 1e6
-            shown_ratio = f"{ratio:10.1f}" if n != BASE_N else ""
-            print(
-                f"{read_size:>10} {n:>9} {mb:6.2f} {seconds:9.4f} {mb / seconds:7.1f} {shown_ratio}"
+    for read_size in READ_SIZES:
+        rows = []
+        for n in SIZES:
+            parts = split(body(n), read_size)
+            assert translate_stream(parts)[-1] == {"type": "finish", "reason": {"kind": "stop"}}
+            figure, anchor = best_times(
+                [lambda parts=parts: translate_stream(parts), lambda parts=parts: floor(parts)],
+                repeats=5,
             )
-    verdict = "linear" if worst <= RATIO_BOUND else "NOT linear"
-    print(f"worst ratio {worst:.1f} for {SCALE}x the input (bound {RATIO_BOUND:g}): {verdict}")
+            rows.append((n, figure, anchor))
+        title = (
+            f"translate an answer read {read_size} byte(s) at a time (ms); "
+            "anchor: join, decode, json.loads per event"
+        )
+        table(title, "deltas", rows, unit="ms")
+        sizes, figures = [n for n, _, _ in rows], [figure for _, figure, _ in rows]
+        worst = max(worst, growth_exponent(sizes, figures))
+        print()
+    verdict = "linear" if worst <= LINEAR_BOUND else "NOT linear"
+    print(f"largest growth exponent {worst:.2f} (bound {LINEAR_BOUND}): {verdict}")
 
 
 if __name__ == "__main__":

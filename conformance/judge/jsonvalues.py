@@ -49,6 +49,8 @@ def js_key_order(obj: dict[str, Any]) -> list[str]:
 
 def lossless_problem(value: Json, path: str = "$") -> str | None:
     """Why ``value`` is not lossless JSON (a JSON path and the reason), or ``None``."""
+    if type(value) in _PLAIN:  # most values the log fold checks, cheaply
+        return None
     found = _problem(value, set())
     return None if found is None else f"{path}{found[0]} {found[1]}"
 

@@ -81,6 +81,8 @@ RULES: Final = {
 SURFACE_ELIGIBLE: Final = ("user/message", "assistant/message", "tool/result")
 ENVELOPE_REQUIRED: Final = ("type", "seq", "time", "data")
 ENVELOPE_OPTIONAL: Final = ("surfaceOp", "sourceEventSeqs", "ignorable")
+_REQUIRED_KEYS: Final = frozenset(ENVELOPE_REQUIRED)
+_ENVELOPE_KEYS: Final = frozenset((*ENVELOPE_REQUIRED, *ENVELOPE_OPTIONAL))
 END_SEED: Final = "session/end-seed"
 MODEL_OUTPUT: Final = ("assistant/chunk", "assistant/message")
 NEVER_SEEN: Final = "never-seen"
@@ -137,13 +139,15 @@ class LogFold:
     _instance_has_header: bool = False
     _open_steps: set[tuple[Json, Json]] = field(default_factory=set)
     _retained: Retained | str = NEVER_SEEN
-    #: When false, an event the fold will never read again (any but an admitted surface event:
-    #: only those are shown, replaced, or looked for at a loop instance's start) is replaced by
-    #: ``None`` in `events` once folded: a long log (``check-log``) holds only its messages.
+    #: When false, `events` keeps of each event only what a later rule reads again (`_kept`): a
+    #: long log (``check-log``) holds a few bytes a message, not the messages. `messages` then
+    #: cannot be derived.
     keep_events: bool = True
 
-    def add(self, event: Json) -> list[Violation]:
-        """Fold one more event; return (and keep) the violations it brings."""
+    def add(self, event: Json, lossless: bool = False) -> list[Violation]:
+        """Fold one more event; return (and keep) the violations it brings. ``lossless``: the
+        caller knows the event is lossless JSON (``check-log`` parsed it and saw only integers
+        among its numbers), so it is not walked again to find out (`session-non-json`)."""
         seq = len(self.events)
         if self.instance_starts[-1] == seq:
             self._start_instance()
@@ -160,7 +164,9 @@ class LogFold:
         # An event breaking these rules is one a conforming session would have refused to
         # append: it is kept (its seq is taken) but changes nothing.
         written = seq >= self.seeded  # by a loop instance, so the loop's rules judge it too
-        admitted = check(self._envelope, event, seq) and check(self._content, event, written)
+        admitted = check(self._envelope, event, seq) and check(
+            self._content, event, written, lossless
+        )
         self.events.append(event)
         if admitted and event["type"] in SURFACE_ELIGIBLE:
             admitted = check(self._surface_op, event, seq)
@@ -175,8 +181,8 @@ class LogFold:
             self._follow_projection(event, seq)
             if event["type"] == END_SEED:
                 self.instance_starts.append(seq + 1)
-        if not self.keep_events and not (admitted and event["type"] in SURFACE_ELIGIBLE):
-            self.events[seq] = None
+        if not self.keep_events:
+            self.events[seq] = _kept(event) if admitted else None
         self.violations += found
         return found
 
@@ -200,6 +206,8 @@ class LogFold:
 
     def messages(self) -> list[Json]:
         """The derived model messages of the surface as it is now (copies, key order kept)."""
+        if not self.keep_events:
+            raise ValueError("a fold that keeps no events (keep_events=False) derives no messages")
         derived = (_derived_message(self.events[seq]) for seq in self.surface)
         return [copy.deepcopy(message) for message in derived if message is not None]
 
@@ -209,10 +217,17 @@ class LogFold:
     def _envelope(event: Json, seq: int) -> None:
         if not isinstance(event, dict):
             raise _Broken("envelope", f"an event is a JSON object, got {_show(event)}")
-        unknown = sorted(set(event) - {*ENVELOPE_REQUIRED, *ENVELOPE_OPTIONAL})
-        missing = [key for key in ENVELOPE_REQUIRED if key not in event]
-        nulls = [key for key in ENVELOPE_OPTIONAL if key in event and event[key] is None]
-        if unknown or missing or nulls:
+        # Set tests on every event; the message is built for a broken envelope only.
+        keys = event.keys()
+        extra = keys - _REQUIRED_KEYS if len(keys) > len(_REQUIRED_KEYS) else ()
+        if (
+            not keys >= _REQUIRED_KEYS
+            or not _ENVELOPE_KEYS.issuperset(extra)
+            or None in map(event.get, extra)
+        ):
+            unknown = sorted(keys - _ENVELOPE_KEYS)
+            missing = [key for key in ENVELOPE_REQUIRED if key not in event]
+            nulls = [key for key in ENVELOPE_OPTIONAL if key in event and event[key] is None]
             raise _Broken(
                 "envelope",
                 "; ".join(
@@ -236,11 +251,12 @@ class LogFold:
             raise _Broken("envelope", "ignorable, when present, is true")
 
     @staticmethod
-    def _content(event: Json, written: bool) -> None:
-        for key in ("time", "data", "surfaceOp", "sourceEventSeqs"):
-            problem = lossless_problem(event.get(key), key)
-            if problem is not None:
-                raise _Broken("session-non-json", f"not lossless JSON: {problem}")
+    def _content(event: Json, written: bool, lossless: bool) -> None:
+        if not lossless:
+            for key in ("time", "data", "surfaceOp", "sourceEventSeqs"):
+                problem = lossless_problem(event.get(key), key)
+                if problem is not None:
+                    raise _Broken("session-non-json", f"not lossless JSON: {problem}")
         type_, data = event["type"], event["data"]
         if type_ == "request/header-delta" or (
             type_ == "request/header"
@@ -258,8 +274,8 @@ class LogFold:
             if problem is not None:
                 raise _Broken("header-snapshot", problem)
         if type_ not in SURFACE_ELIGIBLE:
-            present = [key for key in ("surfaceOp", "sourceEventSeqs") if key in event]
-            if present:
+            if "surfaceOp" in event or "sourceEventSeqs" in event:
+                present = [key for key in ("surfaceOp", "sourceEventSeqs") if key in event]
                 raise _Broken(
                     "surface-op-forbidden", f"{type_} is not surface-eligible but carries {present}"
                 )
@@ -559,6 +575,24 @@ def _message_problem(message: Json, role: str, type_: str = "user/message") -> s
     return None
 
 
+def _kept(event: Json) -> Json | None:
+    """What a fold that does not keep events (`LogFold.keep_events`) keeps of an admitted one:
+    all that a later rule reads of it. Only a surface event is read again: its type (a replace's
+    shadowed nodes), a tool result's data less the block's content (the tool-result replacement
+    restriction compares the rest), and an owned runtime-context message whole (a loop instance's
+    start looks for the one retained)."""
+    type_ = event["type"]
+    if type_ not in SURFACE_ELIGIBLE:
+        return None
+    if type_ == "tool/result":
+        return {"type": type_, "data": _without_block_content(event["data"])}
+    return event if _is_owned_user_message(event) else _TYPE_ONLY[type_]
+
+
+#: The shared record `_kept` keeps of a surface event whose type alone is read again.
+_TYPE_ONLY: Final = {type_: {"type": type_} for type_ in SURFACE_ELIGIBLE}
+
+
 def _derived_message(event: Json) -> Json | None:
     """ "`user/message` → its data, `assistant/message` → `data.message` unless its content is
     empty, `tool/result` → `data.message`"."""
@@ -633,6 +667,8 @@ def _step_key(data: Json) -> tuple[Json, Json]:
 
 def _as_seq(value: Json) -> int | None:
     """A non-negative integer as a JSON number carries it (``2.0`` is 2), else ``None``."""
+    if type(value) is int:  # the common case first: called a few times on every event
+        return value if value >= 0 else None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not value.is_integer():

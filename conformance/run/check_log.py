@@ -13,12 +13,12 @@ repeated object key is reported (the log's "object keys are unique"). Seqs are j
 would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
 their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
 
-JSON lines are read one line at a time, and the fold keeps only the events it may read again (the
-visible messages: `LogFold.keep_events`), so memory grows with the surface, not with the whole
-file; a JSON array is read whole. A line that cannot be
-read (not JSON, longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads:
-`conformance.judge.nesting`) is an error on standard error naming its line; it takes its seq, so
-the events after it are still checked.
+JSON lines are read one line at a time, and the fold keeps of each event only what a later rule
+reads (`LogFold.keep_events`), so memory grows with the number of visible messages, not with
+their text or the whole file; a JSON array is read whole. A line that cannot be read (not JSON,
+longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads: `conformance.judge.nesting`)
+is an error on standard error naming its line; it takes its seq, so the events after it are still
+checked.
 
 Exit status: 0 when every log is valid, 1 when any violation was found, 2 when a file, or a line
 of it, cannot be read as a log (missing, not UTF-8, not JSON, beyond the limits).
@@ -30,7 +30,7 @@ import argparse
 import itertools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final, TextIO
 
@@ -61,6 +61,8 @@ class Entry:
     value: Json = None
     unreadable: str | None = None
     duplicate_keys: list[str] = field(default_factory=list)
+    #: Every number of the event is an integer: it is lossless JSON (`LogFold.add`).
+    integers_only: bool = False
 
 
 def main(argv: list[str]) -> int:
@@ -138,7 +140,7 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
                 "appears twice in one object (object keys are unique)\n"
             )
             problems += 1
-        for violation in fold.add(entry.value):
+        for violation in fold.add(entry.value, lossless=entry.integers_only):
             out.write(f"{where}: {violation.rule} ({violation.contract}): {violation.message}\n")
             problems += 1
     verdict = ", ".join(
@@ -166,6 +168,7 @@ def _seq_violation(where: str, message: str) -> str:
 def _read(label: str, stream: BinaryIO) -> Iterator[Entry]:
     """The entries of a JSON-lines stream, read line by line, or of a JSON array, read whole."""
     lines = _lines(label, stream)
+    decoder = _Decoder()
     head: list[tuple[int, str, bool]] = []
     for line in lines:
         head.append(line)
@@ -174,16 +177,17 @@ def _read(label: str, stream: BinaryIO) -> Iterator[Entry]:
     start = "".join(text for _, text, _ in head).removeprefix("\ufeff").lstrip()
     if start.startswith("["):
         # Whole: a file whose array turns out broken is no log, and gets no violations first.
-        yield from list(_array_entries(label, "".join(text for _, text, _ in (*head, *lines))))
+        text = "".join(text for _, text, _ in (*head, *lines))
+        yield from list(_array_entries(label, text, decoder))
         return
-    if start.startswith("{") and _parse(start, 1).unreadable is not None:
+    if start.startswith("{") and _parse(start, 1, decoder).unreadable is not None:
         # Perhaps a pretty-printed single object, which is no log: held whole to find out.
         rest = list(lines)
         _refuse_one_spread_object(label, start + "".join(text for _, text, _ in rest))
         lines = iter(rest)
     for number, text, ended in itertools.chain(head, lines):
         if text.strip():
-            entry = _parse(text.removeprefix("\ufeff"), number)
+            entry = _parse(text.removeprefix("\ufeff"), number, decoder)
             if not ended and entry.unreadable is not None:
                 entry.unreadable += "; it is the last line and has no newline: truncated?"
             yield entry
@@ -224,7 +228,7 @@ def _decoded(label: str, raw: bytes, line: int, offset: int = 0) -> str:
         ) from error
 
 
-def _array_entries(label: str, text: str) -> Iterator[Entry]:
+def _array_entries(label: str, text: str, decoder: _Decoder) -> Iterator[Entry]:
     """Elements of a top-level JSON array, decoded one by one so each keeps its line."""
     problem = nesting_problem(text, MAX_NESTING + 1)  # the events, inside the array
     if problem is not None:
@@ -247,58 +251,99 @@ def _array_entries(label: str, text: str) -> Iterator[Entry]:
                 )
             position = _skip_space(text, position + 1)
         first = False
-        duplicates: list[str] = []
         try:
-            value, end = _decoder(duplicates, "-0" in text).raw_decode(text, position)
+            entry, end = decoder.raw_decode(text, position, _line_of(text, position))
         except json.JSONDecodeError as error:
             raise LogFileError(
                 f"{label}:{error.lineno}: not JSON: {error.msg} (column {error.colno})"
             ) from error
         except ValueError as error:  # an integer too long to convert
             raise LogFileError(f"{label}:{_line_of(text, position)}: {error}") from error
-        yield Entry(_line_of(text, position), value, duplicate_keys=duplicates)
+        yield entry
         position = end
 
 
-def _parse(text: str, line: int) -> Entry:
+def _parse(text: str, line: int, decoder: _Decoder) -> Entry:
     if text == _OVERLONG:
         return Entry(line, unreadable=f"longer than {MAX_LOG_LINE_BYTES} bytes: not read")
     problem = nesting_problem(text)
     if problem is not None:
         return Entry(line, unreadable=f"not read: {problem}")
-    duplicates: list[str] = []
     try:
-        value = _decoder(duplicates, "-0" in text).decode(text)
+        return decoder.decode(text, line)
     except json.JSONDecodeError as error:
         return Entry(line, unreadable=f"not JSON: {error.msg} (column {error.colno})")
     except ValueError as error:  # an integer too long to convert
         return Entry(line, unreadable=f"not read: {error}")
-    return Entry(line, value, duplicate_keys=duplicates)
 
 
-def _decoder(duplicates: list[str], negative_zero: bool) -> json.JSONDecoder:
-    """A decoder that records repeated keys in ``duplicates`` instead of silently keeping the
-    last one, and (if the text may hold one: ``negative_zero``) keeps ``-0`` as -0.0 so that the
-    fold sees it. Both hooks cost little: a dict is built in C, integers parsed in Python only
-    when the text has a ``-0`` somewhere."""
+class _Decoder:
+    """Reads events from JSON text, noting what parsing alone would hide: a repeated key (the
+    parsed object keeps the last one), and whether every number is an integer.
 
-    def pairs(items: list[tuple[str, Json]]) -> dict[str, Json]:
+    An event whose numbers are all integers is lossless JSON by construction (no NaN, ±Infinity
+    or -0 can hide in it: `Entry.integers_only`), so the fold need not walk it to find out. The
+    hooks cost little: a dict is built in C, a non-integer number or a ``NaN`` literal calls
+    Python (rare in a log), and integers are parsed in Python only when the text has a ``-0``
+    somewhere (kept as -0.0, so the fold sees it). The decoders are built once per file."""
+
+    def __init__(self) -> None:
+        self._duplicates: list[str] = []
+        self._integers_only = True
+        self._plain = self._decoder(parse_int=int)
+        self._negative_zero = self._decoder(parse_int=self._int_keeping_negative_zero)
+
+    def decode(self, text: str, line: int) -> Entry:
+        """The event of the JSON ``text`` (one line of a log)."""
+        self._start()
+        return self._entry(line, self._for(text).decode(text))
+
+    def raw_decode(self, text: str, position: int, line: int) -> tuple[Entry, int]:
+        """The event starting at ``position`` of ``text`` (an element of an array), and where it
+        ends."""
+        self._start()
+        value, end = self._for(text).raw_decode(text, position)
+        return self._entry(line, value), end
+
+    def _start(self) -> None:
+        self._duplicates = []
+        self._integers_only = True
+
+    def _entry(self, line: int, value: Json) -> Entry:
+        return Entry(
+            line, value, duplicate_keys=self._duplicates, integers_only=self._integers_only
+        )
+
+    def _decoder(self, parse_int: Callable[[str], int | float]) -> json.JSONDecoder:
+        return json.JSONDecoder(
+            object_pairs_hook=self._pairs,
+            parse_float=self._non_integer,
+            parse_constant=self._non_integer,
+            parse_int=parse_int,
+        )
+
+    def _for(self, text: str) -> json.JSONDecoder:
+        return self._negative_zero if "-0" in text else self._plain
+
+    def _pairs(self, items: list[tuple[str, Json]]) -> dict[str, Json]:
         result = dict(items)
         if len(result) != len(items):
             seen: set[str] = set()
             for key, _ in items:
                 if key in seen:
-                    duplicates.append(key)
+                    self._duplicates.append(key)
                 seen.add(key)
         return result
 
-    if negative_zero:
-        return json.JSONDecoder(object_pairs_hook=pairs, parse_int=_int_keeping_negative_zero)
-    return json.JSONDecoder(object_pairs_hook=pairs)
+    def _non_integer(self, text: str) -> float:
+        self._integers_only = False
+        return float(text)
 
-
-def _int_keeping_negative_zero(digits: str) -> int | float:
-    return -0.0 if digits == "-0" else int(digits)
+    def _int_keeping_negative_zero(self, digits: str) -> int | float:
+        if digits == "-0":
+            self._integers_only = False
+            return -0.0
+        return int(digits)
 
 
 def _refuse_one_spread_object(label: str, text: str) -> None:

@@ -157,6 +157,22 @@ def test_a_valid_log_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert (status, out) == (0, [f"{tmp_path / 'ok.jsonl'}: 28 event(s), valid"])
 
 
+def test_a_tool_result_replacement_is_judged_against_the_shadowed_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check-log keeps only part of each visible message (`LogFold.keep_events`): enough for a
+    replacement that changes only the tool-result block's content to be valid (ROOT-MODEL)."""
+    events = add(
+        valid_log(),
+        "tool/result",
+        tool_result("t10", "c1", "[cut]"),
+        surfaceOp={"op": "replace", "start": 10, "end": 10},
+        sourceEventSeqs=[10],
+    )
+    status, out = run(capsys, write_lines(tmp_path / "ok.jsonl", events))
+    assert (status, out) == (0, [f"{tmp_path / 'ok.jsonl'}: 29 event(s), valid"])
+
+
 def test_a_json_array_log_is_read_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "ok.json"
     path.write_text(json.dumps(valid_log(), indent=2), "utf-8")
@@ -261,16 +277,29 @@ class TestBadFiles:
             [f"{path}:3", "seq 2", "envelope (ROOT-MODEL)"],
         ]
 
+    @pytest.mark.parametrize("array", [False, True], ids=["lines", "array"])
     @pytest.mark.parametrize(
-        ("literal", "shown"), [("NaN", "nan"), ("-Infinity", "-inf"), ("-0", "-0")]
+        ("literal", "shown"),
+        [
+            ("NaN", "nan"),
+            ("-Infinity", "-inf"),
+            ("-0", "-0"),
+            ("-0.0", "-0"),
+            ("1e400", "inf"),  # beyond a double: JSON.parse reads Infinity
+            ("-1e-400", "-0"),  # below the smallest double: -0
+        ],
     )
     def test_numbers_json_parsers_let_through(
-        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], literal: str, shown: str
+        self,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        literal: str,
+        shown: str,
+        array: bool,
     ) -> None:
         path = tmp_path / "log.jsonl"
-        path.write_text(
-            f'{{"type": "x/p", "seq": 0, "time": 0, "data": {{"v": {literal}}}}}\n', "utf-8"
-        )
+        line = f'{{"type": "x/p", "seq": 0, "time": 0, "data": {{"v": {literal}}}}}'
+        path.write_text(f"[{line}]\n" if array else f"{line}\n", "utf-8")
         status, out = run(capsys, path)
         assert status == 1
         assert out[0].startswith(f"{path}:1: seq 0: session-non-json (ROOT-MODEL): ")
@@ -414,6 +443,21 @@ class TestBounds:
         assert status == 2
         assert len(err) == 1
         assert err[0].startswith(f"{path}:1: seq 0: not read: Exceeds the limit (4300 digits)")
+
+    def test_visible_messages_are_not_held(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        path = tmp_path / "log.jsonl"
+        events = valid_log()
+        for n in range(200):  # 8 MB of visible messages, whose texts no later rule reads
+            message, result = user(f"u{n}", "x" * 20_000), tool_result(f"t{n}", "c1", "y" * 20_000)
+            events = add(events, "user/message", message, surfaceOp="append")
+            events = add(events, "tool/result", result, surfaceOp="append")
+        text = "".join(json.dumps(e) + "\n" for e in events)
+        path.write_text(text, "utf-8")
+        (status, out, err), peak = measured(lambda: run_streams(capsys, path))
+        assert (status, out, err) == (0, [f"{path}: {len(events)} event(s), valid"], [])
+        assert peak < len(text) / 10  # what a later rule reads of each, not its text
 
 
 def measured(call: Callable[[], Any]) -> tuple[Any, int]:

@@ -24,7 +24,7 @@ from sample_logs import (
     valid_log,
 )
 
-from conformance.judge.logfold import RULES, fold_log, seeded_length
+from conformance.judge.logfold import RULES, LogFold, fold_log, seeded_length
 
 Log = list[dict[str, Any]]
 
@@ -46,6 +46,14 @@ class TestValidLog:
         assert fold.surface == [2, 3, 8, 10, 15, 21, 22, 25]
         assert fold.messages() == expected_messages()
         assert [list(m) for m in fold.messages()][3] == ["source", "content", "role", "id"]
+
+    def test_a_fold_that_keeps_no_events_derives_no_messages(self) -> None:
+        fold = LogFold(keep_events=False)
+        for each in valid_log():
+            fold.add(each)
+        assert (fold.violations, fold.surface) == ([], [2, 3, 8, 10, 15, 21, 22, 25])
+        with pytest.raises(ValueError, match="derives no messages"):
+            fold.messages()
 
     def test_folded_header_is_the_last_snapshot_canonicalized(self) -> None:
         header = fold_log(valid_log()).header
