@@ -169,6 +169,16 @@ NOT_TRIED: Final = dict.fromkeys(
         "ToolRunsWithoutTheTurnSignal",
     ),
     _SAME_ROUND,
+) | dict.fromkeys(
+    (
+        "SeedSurfaceOpOptional",
+        "SeedLegacyHeaderAccepted",
+        "SeedCitationsTrusted",
+        "RejectLogsTheMessage",
+        "RejectEndsCompleted",
+        "RenderErrorNamesTheVariable",
+    ),
+    "added with the cases split to one rule each (issue 15), and not yet run through this test",
 )
 
 
