@@ -177,8 +177,10 @@ NOT_TRIED: Final = dict.fromkeys(
         "RejectLogsTheMessage",
         "RejectEndsCompleted",
         "RenderErrorNamesTheVariable",
+        "SnapshotLoggedNotSent",
     ),
-    "added with the cases split to one rule each (issue 15), and not yet run through this test",
+    "added with the cases split to one rule each (issue 15) and the exported expected requests "
+    "(issue 17), and not yet run through this test",
 )
 
 
