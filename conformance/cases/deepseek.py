@@ -183,8 +183,8 @@ REQUEST_CASES: list[Case] = [
         "every-optional-field-in-order",
         'After the four fixed keys: `thinking`, `reasoning_effort`, `tools` (`{type: "function", '
         "function: {name, description, parameters}}`), `temperature`, `max_tokens`, `stop` — in "
-        'that order whatever the request\'s order; the system text first as `{role: "system"}`. '
-        "A tool's `parameters` keep their own key order (keys are compared in order).",
+        "that order whatever the request's order. A tool's `parameters` keep their own key order "
+        "(keys are compared in order). (Where the system text goes is other cases' rule.)",
         request_op(
             wire_request(
                 user(text("weather?")),
@@ -193,12 +193,10 @@ REQUEST_CASES: list[Case] = [
                 temperature=0.2,
                 tools=[WEATHER],
                 reasoningEffort="high",
-                system="Be brief.",
                 sessionId="s-1",
             ),
             expect=sent(
                 body(
-                    {"role": "system", "content": "Be brief."},
                     {"role": "user", "content": "weather?"},
                     thinking={"type": "enabled"},
                     reasoning_effort="high",

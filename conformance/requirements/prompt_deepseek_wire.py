@@ -85,7 +85,6 @@ REQUIREMENTS: Final = (
             "derived history:"
         ),
         cases=(
-            "deepseek/every-optional-field-in-order",
             "deepseek/request-empty-system-sent",
             "deepseek-http/tool-round-trip-and-follow-up",
         ),
@@ -543,7 +542,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-auth",
             "deepseek/http-invalid-server-and-other",
             "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
+            "deepseek-http/request-id-headers",
             "deepseek-http/5xx-boundary",
         ),
     ),
@@ -572,8 +571,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-neither-seconds-nor-future-date",
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
-            "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
+            "deepseek-http/retry-after-on-any-status",
         ),
     ),
 )
