@@ -396,13 +396,16 @@ function compareFixedRequests(fixed, observed, logViewConstants) {
   }
   const viewed = logView(observed, logViewConstants).requests;
   for (let i = 0; i < Math.min(fixed.length, viewed.length); i++) {
-    const got = viewed[i];
-    if (got.dispatchSeq !== fixed[i].dispatchSeq) {
-      return `request #${i}: dispatched at view position ${got.dispatchSeq}, the expected log fixes ${fixed[i].dispatchSeq}`;
+    const { dispatchSeq, ...got } = viewed[i];
+    if (dispatchSeq !== fixed[i].dispatchSeq) {
+      return `request #${i}: dispatched at view position ${dispatchSeq}, the expected log fixes ${fixed[i].dispatchSeq}`;
     }
-    const messages = Object.hasOwn(got, "messages") ? got.messages : ABSENT;
-    if (!matches(fixed[i].messages, messages)) {
-      return `request #${i}: messages ${show(messages)}, the expected log derives ${show(fixed[i].messages)}`;
+    const want = fixed[i].request;
+    if (!matches(want, got)) {
+      const keys = [...new Set([...Object.keys(want), ...Object.keys(got)])].filter(
+        (k) => !Object.hasOwn(want, k) || !Object.hasOwn(got, k) || !matches(want[k], got[k]),
+      );
+      return `request #${i} differs in ${keys.join(", ")}: sent ${show(got)}, the expected log derives ${show(want)}`;
     }
   }
   return fixed.length === viewed.length ? null : `expected ${fixed.length} requests, got ${viewed.length}`;

@@ -1,11 +1,13 @@
 """The requests a loop case's own expectations fix, for runners without the suite's fold.
 
 LOGGEDLOOP-REQUEST-INVARIANT: "`request.messages` equals the messages derived from the log at the
-point of dispatch". The suite checks that itself on every loop case (`conformance.judge.invariant`,
+point of dispatch", and the rest of the request is the header in force and the session's id
+(ROOT-MODEL: "A loop-built request is exactly `{...config, messages, system?, tools?,
+sessionId}`"). The suite checks that itself on every loop case (`conformance.judge.invariant`,
 on the log the implementation reports). A runner in another language has no fold; but where a
 case's hand-written expectation fixes the log view completely (an ``observe`` op expecting the
-whole ``log``) and fixes where each request was dispatched, the messages every request must hold
-follow from that expectation alone, by the fold CONTRACTS.md defines. This module works them out,
+whole ``log``) and fixes where each request was dispatched, every request follows from that
+expectation alone, by the fold CONTRACTS.md defines. This module works them out,
 with the suite's own fold (`conformance.judge.logfold`) run on the expected view — never with the
 reference's output — so that ``export-cases`` can write them beside the case
 (conformance/export/COMPARISON.md, "Expected requests").
@@ -29,6 +31,7 @@ from typing import Any, Final
 
 from .invariant import attempt_starts
 from .logfold import fold_log, seeded_length
+from .logview import SESSION
 
 Json = Any
 
@@ -47,7 +50,8 @@ UNPLACED: Final = (
 @dataclass(frozen=True)
 class FixedRequests:
     """The requests one ``observe`` op (index ``op``) fixes: per request, the view position it
-    was dispatched at and the messages it must hold (view ids)."""
+    was dispatched at and the request itself, as the view shows it (message ids ``#1``, …, the
+    session id ``#session``)."""
 
     op: int
     requests: list[dict[str, Json]]
@@ -69,18 +73,26 @@ def fixed_requests(ops: list[Json]) -> tuple[list[FixedRequests], str | None]:
             why = UNPLACED
             continue
         requests = [
-            {"dispatchSeq": position, "messages": messages_at(expected["log"], position)}
+            {"dispatchSeq": position, "request": request_at(expected["log"], position)}
             for position in positions
         ]
         found.append(FixedRequests(index, requests))
     return found, None if found else why
 
 
-def messages_at(view: list[Json], position: int) -> list[Json]:
-    """The messages derived from the first ``position`` events of an expected log view, by the
-    suite's fold: the view's events as envelopes whose seq is their position."""
+def request_at(view: list[Json], position: int) -> Json:
+    """The request dispatched after the first ``position`` events of an expected log view, as the
+    invariant derives it from the suite's fold of them (the view's events as envelopes whose seq
+    is their position): ``{...config, messages, system?, tools?, sessionId}`` — the folded
+    header's config fields, the derived messages, the header's system and tools when it has
+    them, and the session's id as the view names it."""
     events = [_envelope(event, seq) for seq, event in enumerate(view[:position])]
-    return fold_log(events, seeded_length(events)).messages()
+    fold = fold_log(events, seeded_length(events))
+    if fold.header is None:
+        raise ValueError(f"the expected log has no request/header before position {position}")
+    request: Json = {**fold.header["config"], "messages": fold.messages()}
+    request.update({key: fold.header[key] for key in ("system", "tools") if key in fold.header})
+    return {**request, "sessionId": SESSION}
 
 
 def _dispatch_positions(view: list[Json], requests: list[Json] | None) -> list[int] | None:

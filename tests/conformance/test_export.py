@@ -76,16 +76,18 @@ def test_a_loop_case_whose_expected_log_fixes_its_requests_exports_their_message
     exported: Path,
 ) -> None:
     """loop/tool-round-trip-continuation-step expects the whole log and dispatches at view
-    positions 5 and 14: the first request holds the question, the second the question, the tool
-    call and its result (the messages its expected log derives, ids as the view names them)."""
+    positions 5 and 14: the requests carry the header's route and the session, the first the
+    question, the second the question, the tool call and its result (the messages its expected
+    log derives, ids as the view names them)."""
     document = _load(exported / "loop__tool-round-trip-continuation-step.json")
     (check,) = [c for c in document["suiteChecks"] if c["check"] == "request-invariant"]  # type: ignore[attr-defined]
     assert "notFixed" not in check
     ((fixed,),) = [check["expectedRequests"]]
     assert fixed["op"] == 2
-    first, second = fixed["requests"]
-    assert first["dispatchSeq"] == 5 and [m["id"] for m in first["messages"]] == ["#1"]
-    assert second["dispatchSeq"] == 14
+    first, second = (request["request"] for request in fixed["requests"])
+    assert [request["dispatchSeq"] for request in fixed["requests"]] == [5, 14]
+    assert first["provider"] == "scripted" and first["sessionId"] == "#session"
+    assert [m["id"] for m in first["messages"]] == ["#1"]
     assert [(m["role"], m["id"]) for m in second["messages"]] == [
         ("user", "#1"),
         ("assistant", "#2"),
