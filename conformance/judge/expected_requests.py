@@ -40,6 +40,7 @@ NO_WHOLE_LOG: Final = (
     "no observe op of the case expects the whole log (`log`): its expectations do not fix the "
     "log the requests are derived from"
 )
+#: Why, when the whole log is expected but where each request was dispatched is not fixed.
 UNPLACED: Final = (
     "the expected log has a turn that ends aborted or does not end, so a request cancelled "
     "before its first chunk may have left no attempt, and the expected requests do not say "
