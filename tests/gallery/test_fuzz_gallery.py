@@ -176,7 +176,7 @@ NOT_TRIED: Final = dict.fromkeys(
         "SeedCitationsTrusted",
         "RejectLogsTheMessage",
         "RejectEndsCompleted",
-        "RenderErrorNamesTheVariable",
+        "DuplicateNamesTheLayer",
         "SnapshotLoggedNotSent",
     ),
     "added with the cases split to one rule each (issue 15) and the exported expected requests "

@@ -2440,17 +2440,22 @@ class RejectEndsCompleted(_WrongLoop):
             return (Enter([]) if isinstance(decision, Reject) else decision), assembly
 
 
-class RenderErrorNamesTheVariable(Driver):
-    """A variable reference that fails (unknown, or without a value) names the variable as
-    `where`, not the section or context it is in (PROTOCOL.md's error table)."""
+class DuplicateNamesTheLayer(Driver):
+    """A duplicate registration names the layer where the names clash as `where`, not the name
+    (PROTOCOL.md's error table: "the name")."""
 
-    def __init__(self) -> None:
-        lookup = render.value_of
+    def make_registry(self, config: PromptConfig) -> PromptRegistry:
+        class Registry(PromptRegistry):
+            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
+                try:
+                    return super()._add_named(kind, table_name, entry, scope)
+                except ContractError as error:
+                    if error.kind != "duplicate-registration":
+                        raise
+                    layer = "global" if scope is None else scope.name
+                    raise ContractError(error.kind, f"taken in {layer}", where=layer) from None
 
-        def naming_the_variable(name, variables, *, where):  # type: ignore[no-untyped-def]
-            return lookup(name, variables, where=name)
-
-        render.value_of = naming_the_variable
+        return Registry(config)
 
 
 class SnapshotLoggedNotSent(_WrongLoop):
@@ -2634,7 +2639,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedCitationsTrusted": "ROOT-MODEL",
     "RejectLogsTheMessage": "PROMPT-STEP-BOUNDARY",
     "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
-    "RenderErrorNamesTheVariable": "PROMPT-STRICT-RENDER",
+    "DuplicateNamesTheLayer": "PROMPT-REGISTRY-CONTRACT",
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
 }
 
@@ -2930,15 +2935,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[loop/rejected-first-decision-blocks]",
         "test_example[loop/rejected-decision-after-a-step-blocks]",
     ),
-    "RenderErrorNamesTheVariable": (
-        "test_example[render/constructor-unregistered-is-unknown]",
-        "test_example[render/context-failure-names-the-context]",
-        "test_example[render/failure-names-the-first-failing-section]",
-        "test_example[render/undefined-variable]",
-        "test_example[render/unknown-before-malformed]",
-        "test_example[render/unregistered-names-are-unknown]",
-        "test_example[variables/nearest-no-value-overrides-farther-value]",
-        "test_render_follows_the_grammar",
+    "DuplicateNamesTheLayer": (
+        "test_example[registry/builtin-names-taken-in-global-layer]",
+        "test_example[registry/duplicate-context-same-layer]",
+        "test_example[registry/duplicate-section-same-layer]",
+        "test_example[registry/duplicate-variable-same-layer]",
+        "test_example[registry/rejected-duplicate-leaves-registry-unchanged]",
     ),
     "SnapshotLoggedNotSent": (
         "test_loop_invariant[loop/a-message-injected-during-a-step-opens-the-next-step]",
