@@ -572,11 +572,10 @@ STREAM_RULES: list[Case] = [
         ),
     ),
     wire_case(
-        "stream-mixed-line-endings-after-bom",
-        "Lines end in LF, CR or CRLF, mixed in one stream, after a BOM.",
+        "stream-mixed-line-endings",
+        "Lines end in LF, CR or CRLF, mixed in one stream.",
         *whole_and_bytewise(
-            BOM
-            + b'data: {"choices":[{"delta":{"content":"a"}}]}\r\n\r\n'
+            b'data: {"choices":[{"delta":{"content":"a"}}]}\r\n\r\n'
             + b'data: {"choices":[{"delta":{"content":"b"}}]}\r\r'
             + b'data: {"choices":[{"delta":{"content":"c"}}]}\n\n'
             + b"data: [DONE]\r\n\n",
@@ -585,8 +584,9 @@ STREAM_RULES: list[Case] = [
     ),
     wire_case(
         "stream-multiline-data-crlf",
-        "Multiple `data:` lines of one event join with `\\n`, with CRLF line ends, also cut "
-        "between the CR and the LF (a CR and its LF in two reads are one line end).",
+        "A CR and its LF in two reads are one line end: CRLF line ends cut between the CR and "
+        "the LF inside an event of two `data:` lines, where a second line end would dispatch the "
+        "event's first half alone (the join itself is `stream-multiline-data-joined`'s).",
         *whole_and_bytewise(
             b'data: {"choices":[{"delta":\r\ndata: {"content":"a"}}]}\r\n\r\ndata: [DONE]\r\n\r\n',
             expect=stream([text("a")], STOP),

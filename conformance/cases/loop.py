@@ -156,17 +156,33 @@ CASES = [
         ),
     ),
     Case(
-        id="loop/rejected-decision-blocks-and-consumes-the-message",
+        id="loop/rejected-first-decision-blocks",
         contracts=STEP,
         requires=LOOP,
         why=(
-            'A rejected decision ends the turn `{kind: "blocked"}` (...; a claimed message it '
-            "consumed is not logged as a `user/message`)"
+            'A rejected decision ends the turn `{kind: "blocked"}`, with no model call: here the '
+            "turn's first decision. (Whether its message is logged is the next case's rule: only "
+            "the log's last event is compared.)"
         ),
         ops=(
             lp.agent("a", model=[HELLO], pre_step=["reject"]),
             lp.followup("a", "hi"),
-            lp.observe("a", log=[lp.turn_start(1), lp.turn_end(1, lp.BLOCKED)], requests=[]),
+            lp.observe("a", tail=[lp.turn_end(1, lp.BLOCKED)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/rejected-decision-consumes-the-message",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A rejected decision: a claimed message it consumed is not logged as a "
+            "`user/message` (and no step opens). (How the turn ends is the previous case's rule: "
+            "only the event types are compared.)"
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], pre_step=["reject"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", types=["turn/start", "turn/end"]),
         ),
     ),
     Case(

@@ -546,15 +546,26 @@ CASES: list[Case] = [
         ],
     ),
     _case(
-        "seeded-events-pass-every-append-rule",
+        "seeded-user-message-needs-a-surface-op",
         "A seed is validated with the append rules: a seeded user/message without `surfaceOp` is "
-        "`surface-op-required`, a seeded `request/header-delta` is `session-legacy-header`, a "
-        "seeded replace not covering its range is `source-seqs-invalid`.",
+        "`surface-op-required`.",
+        [s.session_seed([_seeded(0, "user/message", U0)], expect=s.error("surface-op-required"))],
+    ),
+    _case(
+        "seeded-header-delta-is-legacy",
+        "A seed is validated with the append rules: a seeded `request/header-delta` is "
+        "`session-legacy-header`.",
         [
-            s.session_seed([_seeded(0, "user/message", U0)], expect=s.error("surface-op-required")),
             s.session_seed(
                 [_seeded(0, "request/header-delta", {})], expect=s.error("session-legacy-header")
-            ),
+            )
+        ],
+    ),
+    _case(
+        "seeded-replace-must-cite-what-it-shadows",
+        "A seed is validated with the append rules: a seeded replace whose `sourceEventSeqs` do "
+        "not cover its range is `source-seqs-invalid`.",
+        [
             s.session_seed(
                 [
                     _seeded(0, "user/message", U0, surfaceOp="append"),
@@ -562,7 +573,7 @@ CASES: list[Case] = [
                     _seeded(2, "user/message", U2, surfaceOp=_replace(0, 1), sourceEventSeqs=[1]),
                 ],
                 expect=s.error("source-seqs-invalid"),
-            ),
+            )
         ],
     ),
     _case(

@@ -242,29 +242,15 @@ HTTP_CASES: list[HttpCase] = [
     HttpCase(
         "deepseek-http/error-responses",
         "An HTTP error ends the stream with its failure, which carries `status` (the HTTP "
-        "status) and no `requestId` (no request-id header): other 429 → `RATE_LIMIT` with "
-        "`Retry-After: 2` → `providerRetryAfterMs` 2000; 5xx → `SERVER`; an error body saying "
-        "the balance is insufficient → `QUOTA` (any status).",
+        "status) and no `requestId` (no request-id header): other 429 → `RATE_LIMIT`; 5xx → "
+        "`SERVER`; an error body saying the balance is insufficient → `QUOTA` (any status). "
+        "(`Retry-After` over HTTP is `deepseek-http/retry-after-on-any-status`'s rule.)",
         (
             Exchange(
                 _request(ASK),
-                Scripted(
-                    429,
-                    (*_ERROR_HEADERS, ("retry-after", "2")),
-                    (b'{"error":{"message":"slow down"}}',),
-                ),
+                Scripted(429, _ERROR_HEADERS, (b'{"error":{"message":"slow down"}}',)),
                 sent(_body(ASK_WIRE)),
-                stream(
-                    [],
-                    {
-                        "kind": "error",
-                        "failure": {
-                            "code": "RATE_LIMIT",
-                            "status": 429,
-                            "providerRetryAfterMs": 2000,
-                        },
-                    },
-                ),
+                stream([], http_failed("RATE_LIMIT", 429)),
             ),
             Exchange(
                 _request(ASK),

@@ -115,22 +115,33 @@ RULE_CASES: list[HttpCase] = [
         (_status(599, "SERVER"), _status(600, "HTTP_600")),
     ),
     HttpCase(
-        "deepseek-http/request-id-and-retry-after",
-        "Every HTTP failure carries `status` and `requestId` (`x-request-id`, else "
-        "`x-deepseek-request-id`; an empty `x-request-id` does not fall back); a `Retry-After` "
-        "counts on any HTTP failure (a 503 with `Retry-After: 5` carries 5000).",
+        "deepseek-http/request-id-headers",
+        "Every HTTP failure carries `status` and `requestId`: `x-request-id`, else "
+        "`x-deepseek-request-id`; an empty `x-request-id` does not fall back.",
         (
             Exchange(
                 wire_request(_ASK),
-                Scripted(503, (*_PLAIN, ("retry-after", "5"), ("x-deepseek-request-id", "d-1"))),
+                Scripted(503, (*_PLAIN, ("x-deepseek-request-id", "d-1"))),
                 sent(body(_ASK_WIRE)),
-                stream([], http_failed("SERVER", 503, providerRetryAfterMs=5000, requestId="d-1")),
+                stream([], http_failed("SERVER", 503, requestId="d-1")),
             ),
             Exchange(
                 wire_request(_ASK),
                 Scripted(500, (*_PLAIN, ("x-request-id", ""), ("x-deepseek-request-id", "d-2"))),
                 sent(body(_ASK_WIRE)),
                 stream([], http_failed("SERVER", 500)),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/retry-after-on-any-status",
+        "A `Retry-After` counts on any HTTP failure: a 503 with `Retry-After: 5` carries 5000.",
+        (
+            Exchange(
+                wire_request(_ASK),
+                Scripted(503, (*_PLAIN, ("retry-after", "5"))),
+                sent(body(_ASK_WIRE)),
+                stream([], http_failed("SERVER", 503, providerRetryAfterMs=5000)),
             ),
         ),
     ),

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-const FORMAT = 2;
+const FORMAT = 3;
 const COMPARISON_VERSION = 1;
 
 function usage(message) {
@@ -384,6 +384,33 @@ function rules(comparison) {
   };
 }
 
+// The requests a case's expectations fix (COMPARISON.md, "Expected requests"), against the
+// viewed requests of the observe op they belong to.
+function compareFixedRequests(fixed, observed, logViewConstants) {
+  if (kind(observed) !== "object" || !Array.isArray(observed.log)) {
+    return `expected a log observation, got ${show(observed)}`;
+  }
+  const requests = observed.requests ?? [];
+  if (!Array.isArray(requests) || !requests.every((x) => kind(x) === "object")) {
+    return `requests must be a list of objects, got ${show(requests)}`;
+  }
+  const viewed = logView(observed, logViewConstants).requests;
+  for (let i = 0; i < Math.min(fixed.length, viewed.length); i++) {
+    const { dispatchSeq, ...got } = viewed[i];
+    if (dispatchSeq !== fixed[i].dispatchSeq) {
+      return `request #${i}: dispatched at view position ${dispatchSeq}, the expected log fixes ${fixed[i].dispatchSeq}`;
+    }
+    const want = fixed[i].request;
+    if (!matches(want, got)) {
+      const keys = [...new Set([...Object.keys(want), ...Object.keys(got)])].filter(
+        (k) => !Object.hasOwn(want, k) || !Object.hasOwn(got, k) || !matches(want[k], got[k]),
+      );
+      return `request #${i} differs in ${keys.join(", ")}: sent ${show(got)}, the expected log derives ${show(want)}`;
+    }
+  }
+  return fixed.length === viewed.length ? null : `expected ${fixed.length} requests, got ${viewed.length}`;
+}
+
 function judge(entry, observed, table) {
   if (entry === null) return null;
   if (entry.rule === "final-observe") {
@@ -496,6 +523,7 @@ async function main(argv) {
   const harness = new Harness(command, timeout * 1000);
   const counts = { passed: 0, failed: 0, errored: 0, skipped: 0, "not applicable": 0 };
   let suiteOnly = 0;
+  let requestsCompared = 0;
   let capabilities;
   try {
     const started = await harness.request({ type: "start", protocol: index.protocol });
@@ -541,7 +569,15 @@ async function main(argv) {
         if (problem) problems.push(`op #${i} (${testCase.run.scenario.ops[i].op}): ${problem}`);
       });
     }
-    suiteOnly += testCase.suiteChecks.length;
+    for (const check of testCase.suiteChecks) {
+      suiteOnly++;
+      if (observations.length !== testCase.expected.length || !check.expectedRequests?.length) continue;
+      requestsCompared++;
+      for (const { op, requests } of check.expectedRequests) {
+        const problem = compareFixedRequests(requests, observations[op], comparison.logView);
+        if (problem) problems.push(`op #${op} (observe): expected requests (${check.check}): ${problem}`);
+      }
+    }
     if (problems.length) {
       counts.failed++;
       process.stdout.write(`FAILED ${testCase.id} [${testCase.contracts.join(", ")}]\n`);
@@ -553,7 +589,8 @@ async function main(argv) {
   harness.stop();
   if (suiteOnly) {
     process.stdout.write(
-      `${suiteOnly} suite checks (log-fold, request-invariant) not checked: they need the suite's own fold\n`,
+      `${suiteOnly} suite checks (log-fold, request-invariant) not checked: they need the suite's own fold ` +
+        `(the expected requests of ${requestsCompared} cases compared)\n`,
     );
   }
   process.stdout.write(

@@ -31,7 +31,8 @@ REQUIREMENTS: Final = (
         cases=(
             "deepseek/minimal-request",
             "deepseek/every-optional-field-in-order",
-            "deepseek/effort-off-and-zero-temperature",
+            "deepseek/zero-temperature-sent",
+            "deepseek/empty-tool-list-not-sent",
             "deepseek/request-effort-max",
         ),
         tests=(
@@ -48,7 +49,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         "Never null, never any cache directive.",
         cases=(
-            "deepseek/effort-off-and-zero-temperature",
+            "deepseek/empty-tool-list-not-sent",
             "deepseek/minimal-request",
         ),
         tests=(
@@ -84,7 +85,6 @@ REQUIREMENTS: Final = (
             "derived history:"
         ),
         cases=(
-            "deepseek/every-optional-field-in-order",
             "deepseek/request-empty-system-sent",
             "deepseek-http/tool-round-trip-and-follow-up",
         ),
@@ -213,7 +213,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         "then only when set: `thinking`, `reasoning_effort`",
         cases=(
-            "deepseek/effort-off-and-zero-temperature",
+            "deepseek/effort-off-disables-thinking",
             "deepseek/every-optional-field-in-order",
             "deepseek/request-effort-max",
         ),
@@ -329,11 +329,12 @@ REQUIREMENTS: Final = (
             "multiple `data:` lines of one event join with `\\n`,"
         ),
         cases=(
-            "deepseek/stream-bom-comments-multiline-data",
+            "deepseek/stream-comment-lines-ignored",
+            "deepseek/stream-multiline-data-joined",
             "deepseek/stream-tool-call-fragments-crlf",
             "deepseek/stream-split-inside-utf8",
             "deepseek/stream-bare-cr-line-ends",
-            "deepseek/stream-mixed-line-endings-after-bom",
+            "deepseek/stream-mixed-line-endings",
             "deepseek/stream-multiline-data-crlf",
             "deepseek/stream-data-without-space",
             "deepseek/stream-other-fields-ignored",
@@ -355,7 +356,7 @@ REQUIREMENTS: Final = (
             "of the first line)."
         ),
         cases=(
-            "deepseek/stream-bom-comments-multiline-data",
+            "deepseek/stream-leading-bom-dropped",
             "deepseek/stream-double-bom",
             "deepseek/stream-only-feff-is-a-bom",
             "deepseek/stream-bom-only-at-stream-start",
@@ -490,7 +491,7 @@ REQUIREMENTS: Final = (
         cases=(
             "deepseek/http-auth",
             "deepseek/http-quota-whatever-the-status",
-            "deepseek/http-rate-limit-and-retry-after",
+            "deepseek/http-rate-limit",
             "deepseek/http-context-window",
             "deepseek/http-invalid-server-and-other",
             "deepseek/http-413-before-quota",
@@ -541,7 +542,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-auth",
             "deepseek/http-invalid-server-and-other",
             "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
+            "deepseek-http/request-id-headers",
             "deepseek-http/5xx-boundary",
         ),
     ),
@@ -563,13 +564,14 @@ REQUIREMENTS: Final = (
             "future … The header counts on any HTTP failure"
         ),
         cases=(
-            "deepseek/http-rate-limit-and-retry-after",
+            "deepseek/http-retry-after-seconds",
+            "deepseek/http-retry-after-imf-fixdate",
+            "deepseek/http-retry-after-header-name-in-any-case",
             "deepseek/http-retry-after-seconds-bounds",
             "deepseek/http-retry-after-neither-seconds-nor-future-date",
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
-            "deepseek-http/error-responses",
-            "deepseek-http/request-id-and-retry-after",
+            "deepseek-http/retry-after-on-any-status",
         ),
     ),
 )

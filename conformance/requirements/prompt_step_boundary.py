@@ -57,7 +57,8 @@ REQUIREMENTS: Final = (
         'A rejected decision ends the turn `{kind: "blocked"}` (even after earlier steps '
         "completed; a claimed message it consumed is not logged as a `user/message`)",
         cases=(
-            "loop/rejected-decision-blocks-and-consumes-the-message",
+            "loop/rejected-first-decision-blocks",
+            "loop/rejected-decision-consumes-the-message",
             "loop/rejected-decision-after-a-step-blocks",
         ),
     ),

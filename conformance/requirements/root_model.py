@@ -169,7 +169,11 @@ REQUIREMENTS: Final = (
         "Seeded events are checked against the append rules, and only against them.",
         _LOG,
         "Seeded events are checked only against these append rules.",
-        cases=("session/seeded-events-pass-every-append-rule",),
+        cases=(
+            "session/seeded-user-message-needs-a-surface-op",
+            "session/seeded-header-delta-is-legacy",
+            "session/seeded-replace-must-cite-what-it-shadows",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.16",

@@ -35,6 +35,7 @@ from ..judge.case import (
     expected_observation,
     rule_of,
 )
+from ..judge.expected_requests import fixed_requests
 from ..judge.invariant import INVARIANT_CONTRACTS
 from ..judge.jsontext import dumps
 from ..judge.logview import ABSENT, CORE_TYPES, SESSION
@@ -44,7 +45,8 @@ from ..scenarios.loopscenario import ANY_TEXT
 Json = Any
 
 #: The export's own version: bumped when a file's shape changes (conformance/export/*.schema.json).
-EXPORT_FORMAT: Final = 2
+#: 3: a `request-invariant` suite check carries the requests the case's expectations fix.
+EXPORT_FORMAT: Final = 3
 #: What ``export-cases`` copies beside the cases: the comparison rules, the schemas of the files,
 #: and the Node runner that proves the export is enough.
 _EXPORT_FILES: Final = ("COMPARISON.md", "case.schema.json", "index.schema.json", "runner.mjs")
@@ -69,14 +71,23 @@ def checked_contracts(case: Case) -> tuple[str, ...]:
 
 def suite_checks(case: Case) -> list[dict[str, Json]]:
     """The checks of ``case`` that need the suite's own fold of a log (`conformance.judge.logfold`,
-    `conformance.judge.invariant`): which ops' observations they read, for which contracts."""
+    `conformance.judge.invariant`): which ops' observations they read, for which contracts. The
+    request check also carries the requests the case's own expectations fix (the messages each
+    must hold, derived from an expected log by the suite's fold, `fixed_requests`), which any
+    runner can compare, or says why the case fixes none."""
     if not case.agents():
         return []
     finals = list(range(len(case.ops), len(case.ops) + len(case.agents())))
-    return [
-        {"check": "log-fold", "ops": finals, "contracts": list(case.contracts)},
-        {"check": "request-invariant", "ops": finals, "contracts": list(INVARIANT_CONTRACTS)},
-    ]
+    fixed, why = fixed_requests(list(case.ops))
+    invariant: dict[str, Json] = {
+        "check": "request-invariant",
+        "ops": finals,
+        "contracts": list(INVARIANT_CONTRACTS),
+        "expectedRequests": [requests.as_json() for requests in fixed],
+    }
+    if why is not None:
+        invariant["notFixed"] = why
+    return [{"check": "log-fold", "ops": finals, "contracts": list(case.contracts)}, invariant]
 
 
 def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:

@@ -7,14 +7,19 @@ exactly), errors compare the kind and, when given, ``where``, tools keep ``param
 
 from __future__ import annotations
 
+import itertools
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.cases import all_cases
 from conformance.judge.case import Case, compare, expected_observation, mismatches
 from conformance.judge.logview import ABSENT
 from conformance.scenarios import scenario as s
 
+PROTOCOL = Path(__file__).parents[2] / "conformance" / "PROTOCOL.md"
 SCHEMA = {"name": "t", "description": "", "parameters": {"b": 1, "a": 2}}
 
 
@@ -140,3 +145,46 @@ def test_an_assembly_is_compared_only_on_the_variables_the_case_names() -> None:
     assert compare(expected, {"assembly": {"variables": own}}) is None
     for wrong in ({**own, "x": "2"}, {**own, "gone": "here"}, {"x": "1", "model": "m"}):
         assert compare(expected, {"assembly": {"variables": wrong}}) is not None, wrong
+
+
+def _error_table() -> dict[str, bool]:
+    """PROTOCOL.md's table of error kinds: each kind, and whether the table gives its `where`."""
+    lines = PROTOCOL.read_text(encoding="utf-8").split("\n## Error kinds\n", 1)[1].splitlines()
+    start = lines.index("| kind | from ops | `where` |") + 2
+    table: dict[str, bool] = {}
+    for line in itertools.takewhile(lambda text: text.startswith("|"), lines[start:]):
+        kinds, _ops, where = (cell.strip() for cell in line.strip("|").split(" | "))
+        for kind in re.findall(r"`([^`]+)`", kinds):
+            table[kind] = where != "—"
+    return table
+
+
+def _expected_errors(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, list | tuple):
+        return [error for item in value for error in _expected_errors(item)]
+    if not isinstance(value, dict):
+        return []
+    error = value.get("error")
+    # An ERROR has a `kind`; a turn's failure (`{kind: "error", error: {message, code}}`) is none.
+    found = [error] if isinstance(error, dict) and "kind" in error else []
+    return found + [error for item in value.values() for error in _expected_errors(item)]
+
+
+def test_every_expected_error_compares_where_exactly_where_the_error_table_gives_it() -> None:
+    """Issue 15 §1.5. CONTRACTS.md, "Configuration": "Every error names where it arose:
+    PROTOCOL.md's error table says what `where` holds for each kind". A case compares `where` for
+    a kind whose row names it, and never for one whose row says —; a kind the table lacks is a gap
+    in it (the adapter's own codes, upper case, are one row)."""
+    table = _error_table()
+    adapter_codes = re.compile(r"[A-Z][A-Z0-9_]*")
+    problems = []
+    for example in all_cases():
+        for error in _expected_errors(list(example.ops)):
+            kind = error["kind"]
+            gives = table.get(kind, False if adapter_codes.fullmatch(kind) else None)
+            if gives is None:
+                problems.append(f"{example.id}: {kind} is not in PROTOCOL.md's error table")
+            elif gives != ("where" in error):
+                problems.append(f"{example.id}: {kind} with where {error.get('where')!r}")
+    assert table["config-invalid"] and not table["session-event-invalid"]
+    assert problems == []

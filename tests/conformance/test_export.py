@@ -72,6 +72,48 @@ def test_a_loop_case_exports_the_observe_ops_the_suite_adds_and_its_suite_checks
     assert "LOGGEDLOOP-REQUEST-INVARIANT" in entry["checks"]
 
 
+def test_a_loop_case_whose_expected_log_fixes_its_requests_exports_their_messages(
+    exported: Path,
+) -> None:
+    """loop/tool-round-trip-continuation-step expects the whole log and dispatches at view
+    positions 5 and 14: the requests carry the header's route and the session, the first the
+    question, the second the question, the tool call and its result (the messages its expected
+    log derives, ids as the view names them)."""
+    document = _load(exported / "loop__tool-round-trip-continuation-step.json")
+    (check,) = [c for c in document["suiteChecks"] if c["check"] == "request-invariant"]  # type: ignore[attr-defined]
+    assert "notFixed" not in check
+    ((fixed,),) = [check["expectedRequests"]]
+    assert fixed["op"] == 2
+    first, second = (request["request"] for request in fixed["requests"])
+    assert [request["dispatchSeq"] for request in fixed["requests"]] == [5, 14]
+    assert first["provider"] == "scripted" and first["sessionId"] == "#session"
+    assert [m["id"] for m in first["messages"]] == ["#1"]
+    assert [(m["role"], m["id"]) for m in second["messages"]] == [
+        ("user", "#1"),
+        ("assistant", "#2"),
+        ("user", "#3"),
+    ]
+    assert second["messages"][1]["content"][0]["type"] == "tool-call"
+    assert second["messages"][2]["source"] == {"kind": "tool", "callId": "c1"}
+
+
+def test_every_loop_case_exports_its_expected_requests_or_says_why_it_fixes_none(
+    exported: Path,
+) -> None:
+    index = _load(exported / "index.json")
+    fixed = unfixed = 0
+    for entry in index["cases"]:  # type: ignore[attr-defined]
+        for check in _load(exported / entry["file"])["suiteChecks"]:  # type: ignore[attr-defined]
+            if check["check"] != "request-invariant":
+                continue
+            if check["expectedRequests"]:
+                fixed += 1
+            else:
+                unfixed += 1
+                assert check["notFixed"], entry["id"]
+    assert fixed > 0 and unfixed > 0
+
+
 def _node(
     directory: Path, harness: str, *, contract: str | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -114,6 +156,23 @@ def test_the_node_runner_rejects_a_wrong_gallery_harness(
     run = _node(tmp_path, f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"FAILED {failing}" in run.stdout
+
+
+@needs_node
+def test_the_node_runner_compares_the_expected_requests(tmp_path: Path) -> None:
+    """`SnapshotLoggedNotSent` logs every event right and leaves the runtime-context snapshot out of
+    its requests: no case expectation sees it, the exported expected requests do."""
+    export(tmp_path, frozenset({"LOOP-RUNTIME-CONTEXT"}))
+    code = (
+        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); "
+        "from wrong_impls import SnapshotLoggedNotSent; "
+        "from reference.harness import serve; serve(SnapshotLoggedNotSent())"
+    )
+    run = _node(tmp_path, f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
+    assert run.returncode == 1, run.stdout + run.stderr
+    failures = [line for line in run.stdout.splitlines() if line.startswith("  - ")]
+    assert failures and all("expected requests (request-invariant)" in f for f in failures)
+    assert "FAILED loop/runtime-context-unchanged-over-steps-one-snapshot" in run.stdout
 
 
 @needs_node

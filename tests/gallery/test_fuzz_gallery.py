@@ -169,6 +169,18 @@ NOT_TRIED: Final = dict.fromkeys(
         "ToolRunsWithoutTheTurnSignal",
     ),
     _SAME_ROUND,
+) | dict.fromkeys(
+    (
+        "SeedSurfaceOpOptional",
+        "SeedLegacyHeaderAccepted",
+        "SeedCitationsTrusted",
+        "RejectLogsTheMessage",
+        "RejectEndsCompleted",
+        "DuplicateNamesTheLayer",
+        "SnapshotLoggedNotSent",
+    ),
+    "added with the cases split to one rule each (issue 15) and the exported expected requests "
+    "(issue 17), and not yet run through this test",
 )
 
 
