@@ -59,7 +59,7 @@ def one_process_each(outdir: str) -> None:
 
 def forked(outdir: str) -> None:
     specs = [f"{driver}={','.join(contracts)}" for driver, contracts in jobs()]
-    command = [sys.executable, str(GALLERY / "isolated_runs.py"), outdir, *specs]
+    command = [sys.executable, str(GALLERY / "isolated_runs.py"), "2", outdir, *specs]
     subprocess.run(command, env=ENV, capture_output=True, check=True)
 
 

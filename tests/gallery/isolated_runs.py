@@ -1,6 +1,6 @@
 """Run ``dsh-conformance`` once per job, each in its own forked process, importing things once.
 
-    python isolated_runs.py OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
+    python isolated_runs.py PARALLEL OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
 
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
@@ -8,9 +8,9 @@ isolation: it was starting a fresh interpreter per driver (importing pytest, Hyp
 jsonschema and the suite again and again) and, above all, Hypothesis shrinking the failing
 examples of wrong implementations, when the gallery needs only the verdict. So this process
 loads a `GALLERY` profile (no shrink phase, deterministic), imports everything once, then forks a
-child per job (two at a time, one per core) that runs the real runner and exits. The child
-writes ``OUTDIR/DRIVER.json`` (the report) and ``OUTDIR/DRIVER.out`` (what it printed); this
-process exits non-zero if a child could not run.
+child per job (PARALLEL at a time: one per core it may use) that runs the real runner and
+exits. The child writes ``OUTDIR/DRIVER.json`` (the report) and ``OUTDIR/DRIVER.out`` (what it
+printed); this process exits non-zero if a child could not run.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, settings
 
 GALLERY = "dsh-gallery"
-PARALLEL = 2
 CASE_TIMEOUT = 60
 
 # Loaded before the property tests are imported: `@given` takes the default settings then.
@@ -88,15 +87,16 @@ def run_job(outdir: Path, job: str) -> None:
 
 
 def main() -> int:
-    outdir = Path(sys.argv[1])
-    jobs = sys.argv[2:]
+    parallel = int(sys.argv[1])
+    outdir = Path(sys.argv[2])
+    jobs = sys.argv[3:]
     running: set[int] = set()
     broken = 0
     # Everything imported so far lives as long as the children: out of the collector's sight
     # (`gc.freeze`), a child's collections neither walk it nor copy its pages.
     gc.freeze()
     for job in jobs:
-        if len(running) == PARALLEL:
+        if len(running) == parallel:
             broken += _reap(running)
         pid = os.fork()
         if pid == 0:
