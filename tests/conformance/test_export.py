@@ -85,6 +85,7 @@ def _node(
     )
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 def test_the_node_runner_passes_the_whole_export_against_the_reference_harness(
     exported: Path,
@@ -95,6 +96,7 @@ def test_the_node_runner_passes_the_whole_export_against_the_reference_harness(
     assert f"{len(all_cases())} passed, 0 failed, 0 errored" in run.stdout
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 @pytest.mark.parametrize(
     ("driver", "contract", "failing"),
@@ -116,6 +118,7 @@ def test_the_node_runner_rejects_a_wrong_gallery_harness(
     assert f"FAILED {failing}" in run.stdout
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 @pytest.mark.parametrize(
     ("damage", "says"),
