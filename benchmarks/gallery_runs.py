@@ -68,7 +68,7 @@ def one_process_each(outdir: str, chosen: list[Job]) -> None:
 
 def forked(outdir: str, chosen: list[Job]) -> None:
     specs = [f"{driver}={','.join(contracts)}" for driver, contracts in chosen]
-    command = [sys.executable, str(GALLERY / "isolated_runs.py"), outdir, *specs]
+    command = [sys.executable, str(GALLERY / "isolated_runs.py"), "2", outdir, *specs]
     subprocess.run(command, env=ENV, capture_output=True, check=True)
 
 

@@ -63,9 +63,14 @@ class LateError:
 class Implementation(ABC):
     """An implementation under test, as the suite sees it."""
 
-    def __init__(self, label: str, timeout: float) -> None:
+    def __init__(self, label: str, timeout: float, start_timeout: float | None = None) -> None:
         self.label = label
+        #: The longest one case may take, counted from the ``run`` message: a harness that is
+        #: slow to start (an interpreter loading its code on a busy machine) does not spend it.
         self.timeout = timeout
+        #: The longest the ``start`` handshake may take, the process's start included (by
+        #: default the case timeout).
+        self.start_timeout = timeout if start_timeout is None else start_timeout
         self._handshake: Handshake | None = None
         #: Set by `conformance.run.execute.check` on the first error within one test; the plugin
         #: clears it before each test.
@@ -144,21 +149,29 @@ class InProcess(Implementation):
     cannot be killed) without keeping the suite's process alive at exit.
     """
 
-    def __init__(self, driver: Any, label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
-        super().__init__(label, timeout)
+    def __init__(
+        self,
+        driver: Any,
+        label: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float | None = None,
+    ) -> None:
+        super().__init__(label, timeout, start_timeout)
         if not callable(getattr(driver, "handle", None)):
             raise TypeError(f"{label}: {driver!r} has no handle(message) method")
         self._driver = driver
         self._closed = False
 
-    def _call(self, message: Json) -> Json:
-        """The driver's answer; raises `TimeoutError`, `ProtocolError` (an answer nested deeper
-        than the suite reads, `conformance.judge.nesting`), or whatever ``handle`` raised."""
+    def _call(self, message: Json, timeout: float | None = None) -> Json:
+        """The driver's answer within ``timeout`` (default: the case timeout); raises
+        `TimeoutError`, `ProtocolError` (an answer nested deeper than the suite reads,
+        `conformance.judge.nesting`), or whatever ``handle`` raised."""
         request = json.loads(json.dumps(message))
+        limit = self.timeout if timeout is None else timeout
         if _alarm_is_free():
-            answer = self._call_with_alarm(request)
+            answer = self._call_with_alarm(request, limit)
         else:
-            answer = self._call_in_thread(request)
+            answer = self._call_in_thread(request, limit)
         try:
             text = json.dumps(answer, allow_nan=False)
         except RecursionError:
@@ -168,14 +181,14 @@ class InProcess(Implementation):
             raise ProtocolError(f"the answer is {problem}")
         return json.loads(text)
 
-    def _call_with_alarm(self, request: Json) -> Json:
+    def _call_with_alarm(self, request: Json, timeout: float) -> Json:
         def interrupt(signum: int, frame: FrameType | None) -> None:
             raise _Timeout
 
         previous = signal.signal(signal.SIGALRM, interrupt)
         try:
             try:
-                signal.setitimer(signal.ITIMER_REAL, self.timeout, 0.5)
+                signal.setitimer(signal.ITIMER_REAL, timeout, 0.5)
                 return self._handle(request)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -184,7 +197,7 @@ class InProcess(Implementation):
         finally:
             signal.signal(signal.SIGALRM, previous)
 
-    def _call_in_thread(self, request: Json) -> Json:
+    def _call_in_thread(self, request: Json, timeout: float) -> Json:
         answers: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
 
         def work() -> None:
@@ -195,7 +208,7 @@ class InProcess(Implementation):
 
         threading.Thread(target=work, daemon=True, name="dsh-impl").start()
         try:
-            answered, value = answers.get(timeout=self.timeout)
+            answered, value = answers.get(timeout=timeout)
         except queue.Empty:
             raise TimeoutError from None
         if not answered:
@@ -212,9 +225,11 @@ class InProcess(Implementation):
     def handshake(self) -> Handshake:
         if self._handshake is None:
             try:
-                answer = self._call(start_message())
+                answer = self._call(start_message(), self.start_timeout)
             except TimeoutError:
-                raise ProtocolError(f"no answer to 'start' within {self.timeout:g} s") from None
+                raise ProtocolError(
+                    f"no answer to 'start' within {self.start_timeout:g} s"
+                ) from None
             except DriverRaised as raised:
                 raise ProtocolError(f"{raised}, in answer to 'start'") from raised
             except (TypeError, ValueError) as error:
@@ -260,8 +275,14 @@ def _alarm_is_free() -> bool:
 class Subprocess(Implementation):
     """An executable speaking JSON lines on stdin/stdout, restarted after any failure."""
 
-    def __init__(self, argv: list[str], label: str, timeout: float = DEFAULT_TIMEOUT) -> None:
-        super().__init__(label, timeout)
+    def __init__(
+        self,
+        argv: list[str],
+        label: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float | None = None,
+    ) -> None:
+        super().__init__(label, timeout, start_timeout)
         self.argv = argv
         self._child: Child | None = None
         self._last_case: tuple[Any, str] | None = None
@@ -278,7 +299,7 @@ class Subprocess(Implementation):
         self._kill()
         self._child = Child(self.argv)
         try:
-            answer = self._request(start_message(), "start")
+            answer = self._request(start_message(), "start", self.start_timeout)
             handshake = parse_handshake(answer)
             check_answer(answer, "start")
         except ProtocolError as failure:
@@ -348,8 +369,9 @@ class Subprocess(Implementation):
             )
             self.late_errors.append(LateError(owner, case, message))
 
-    def _request(self, message: Json, what: str) -> Json:
-        """Send one message and read one answer line; a `TransportFailure` says what went wrong."""
+    def _request(self, message: Json, what: str, timeout: float | None = None) -> Json:
+        """Send one message and read one answer line within ``timeout`` (default: the case
+        timeout); a `TransportFailure` says what went wrong."""
         child = self._child
         assert child is not None
         try:
@@ -358,15 +380,15 @@ class Subprocess(Implementation):
             raise TransportFailure(
                 f"could not send '{what}' ({child.status()}): {error}"
             ) from error
-        return self._read_answer(what)
+        return self._read_answer(what, self.timeout if timeout is None else timeout)
 
-    def _read_answer(self, what: str) -> Json:
+    def _read_answer(self, what: str, timeout: float) -> Json:
         child = self._child
         assert child is not None
         try:
-            line = child.next_line(timeout=self.timeout)
+            line = child.next_line(timeout=timeout)
         except queue.Empty:
-            raise TransportFailure(f"no answer to '{what}' within {self.timeout:g} s") from None
+            raise TransportFailure(f"no answer to '{what}' within {timeout:g} s") from None
         if line is None and child.outlived:
             raise TransportFailure(
                 f"the process exited ({child.status()}) instead of answering '{what}', while a "
@@ -425,7 +447,10 @@ class Subprocess(Implementation):
 
 
 def load_implementation(
-    spec: str, timeout: float = DEFAULT_TIMEOUT, isolated: bool = False
+    spec: str,
+    timeout: float = DEFAULT_TIMEOUT,
+    isolated: bool = False,
+    start_timeout: float | None = None,
 ) -> Implementation:
     """``reference``, ``module:attr`` (an object or class with ``handle``), or a command line.
 
@@ -445,13 +470,13 @@ def load_implementation(
                 f"import sys; sys.path[:0] = {sys.path!r}; "
                 f"from conformance.harness.isolated import main; main({spec!r})"
             )
-            return Subprocess([sys.executable, "-c", code], label=label, timeout=timeout)
-        return InProcess(driver_of(spec), label=label, timeout=timeout)
+            return Subprocess([sys.executable, "-c", code], label, timeout, start_timeout)
+        return InProcess(driver_of(spec), label, timeout, start_timeout)
     argv = shlex.split(spec)
     if not argv:
         raise ValueError("--impl needs a value")
     argv[0] = _which(argv[0])
-    return Subprocess(argv, label=label, timeout=timeout)
+    return Subprocess(argv, label, timeout, start_timeout)
 
 
 #: Short names of in-process drivers.

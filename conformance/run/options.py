@@ -14,7 +14,8 @@ from ..harness.protocol import DEFAULT_TIMEOUT
 
 
 def seconds(text: str) -> float:
-    """``--case-timeout``: a positive, finite number of seconds (``nan`` would never expire)."""
+    """``--case-timeout``, ``--start-timeout``: a positive, finite number of seconds (``nan``
+    would never expire)."""
     try:
         value = float(text)
     except ValueError:
@@ -50,6 +51,16 @@ OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             "default": DEFAULT_TIMEOUT,
             "metavar": "SECONDS",
             "help": f"longest time one case may take (default {DEFAULT_TIMEOUT:g})",
+        },
+    ),
+    (
+        "--start-timeout",
+        {
+            "type": seconds,
+            "default": None,
+            "metavar": "SECONDS",
+            "help": "longest time an implementation may take to start and answer 'start' "
+            "(default: the case timeout)",
         },
     ),
     (

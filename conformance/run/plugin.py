@@ -128,7 +128,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for spec in specs:
         try:
             impl = load_implementation(
-                spec, timeout=config.getoption("--case-timeout"), isolated=isolated
+                spec,
+                timeout=config.getoption("--case-timeout"),
+                isolated=isolated,
+                start_timeout=config.getoption("--start-timeout"),
             )
         except (ImportError, AttributeError, TypeError, ValueError) as error:
             raise pytest.UsageError(f"--impl {spec!r}: {error}") from error

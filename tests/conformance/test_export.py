@@ -127,6 +127,7 @@ def _node(
     )
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 def test_the_node_runner_passes_the_whole_export_against_the_reference_harness(
     exported: Path,
@@ -137,6 +138,7 @@ def test_the_node_runner_passes_the_whole_export_against_the_reference_harness(
     assert f"{len(all_cases())} passed, 0 failed, 0 errored" in run.stdout
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 @pytest.mark.parametrize(
     ("driver", "contract", "failing"),
@@ -158,6 +160,7 @@ def test_the_node_runner_rejects_a_wrong_gallery_harness(
     assert f"FAILED {failing}" in run.stdout
 
 
+@pytest.mark.slow  # node and a harness process: not in the fast subset
 @needs_node
 def test_the_node_runner_compares_the_expected_requests(tmp_path: Path) -> None:
     """`SnapshotLoggedNotSent` logs every event right and leaves the runtime-context snapshot out of

@@ -382,6 +382,7 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
     for args, complaint in [
         (["--case-timeout", "nan"], "positive, finite number of seconds"),
         (["--case-timeout", "-1"], "positive, finite number of seconds"),
+        (["--start-timeout", "0"], "positive, finite number of seconds"),
         (["--max-errors", "0"], "a whole number, 1 or more"),
         (["--conformance-json", str(tmp_path / "missing" / "r.json")], "does not exist"),
         (["--impl", "reference", "--impl", "reference"], "given twice"),

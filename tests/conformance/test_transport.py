@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -39,7 +40,11 @@ from reference.harness import Driver
 pytestmark = pytest.mark.slow
 
 BROKEN = str(Path(__file__).with_name("broken_harness.py"))
-TIMEOUT = 3.0
+#: The case timeout: what a warm harness needs for one small case, with room for a busy machine.
+TIMEOUT = 1.0
+#: The start timeout: an interpreter starting on a busy machine can take seconds, and a start
+#: that overruns a short case timeout would make these tests fail for the wrong reason.
+START_TIMEOUT = 60.0
 
 CASE = Case(
     id="transport/identity",
@@ -49,8 +54,11 @@ CASE = Case(
 )
 
 
-def broken(mode: str, every: int = 1, timeout: float = TIMEOUT) -> Subprocess:
-    return Subprocess([sys.executable, BROKEN, mode, str(every)], label=mode, timeout=timeout)
+def broken(
+    mode: str, every: int = 1, timeout: float = TIMEOUT, start_timeout: float = START_TIMEOUT
+) -> Subprocess:
+    argv = [sys.executable, BROKEN, mode, str(every)]
+    return Subprocess(argv, label=mode, timeout=timeout, start_timeout=start_timeout)
 
 
 def run(impl: Implementation) -> Outcome:
@@ -71,7 +79,9 @@ def closing() -> Iterator[Closing]:
 
 class TestSubprocessTransport:
     def test_the_reference_harness_answers_over_stdin_stdout(self, closing: Closing) -> None:
-        impl = load_implementation("dsh-reference-harness", timeout=TIMEOUT)
+        impl = load_implementation(
+            "dsh-reference-harness", timeout=TIMEOUT, start_timeout=START_TIMEOUT
+        )
         closing(impl)
         assert isinstance(impl, Subprocess)
         assert impl.handshake().name == "dsh-reference"
@@ -131,10 +141,24 @@ class TestSubprocessTransport:
             check(impl, CASE)
 
     def test_a_handshake_that_never_comes_times_out(self, closing: Closing) -> None:
-        impl = broken("slow-start")
+        impl = broken("slow-start", start_timeout=TIMEOUT)
         closing(impl)
-        with pytest.raises(ProtocolError, match="no answer to 'start'"):
+        with pytest.raises(ProtocolError, match=f"no answer to 'start' within {TIMEOUT:g} s"):
             impl.handshake()
+
+    def test_a_slow_start_does_not_spend_the_case_timeout(self, closing: Closing) -> None:
+        """The case clock starts at ``run``: a harness taking longer than the case timeout to
+        start, within the start timeout, is started and judged."""
+        reference = load_implementation("dsh-reference-harness")
+        assert isinstance(reference, Subprocess)
+        impl = Subprocess(
+            ["sh", "-c", f"sleep {2 * TIMEOUT:g}; exec {shlex.join(reference.argv)}"],
+            label="slow to start",
+            timeout=TIMEOUT,
+            start_timeout=START_TIMEOUT,
+        )
+        closing(impl)
+        assert check(impl, CASE) == [{"assembly": _identity_assembly()}]
 
     def test_a_harness_that_dies_at_start_says_why_through_its_stderr(
         self, closing: Closing
@@ -262,7 +286,8 @@ class TestProcessGroups:
     def wrapped(self, tmp_path: Path, mode: str) -> tuple[Subprocess, Path]:
         pids = tmp_path / "pids"
         command = f"BROKEN_HARNESS_PIDS={pids} exec {sys.executable} {BROKEN} {mode}"
-        return Subprocess(["sh", "-c", f"sh -c '{command}'"], label=mode, timeout=1), pids
+        argv = ["sh", "-c", f"sh -c '{command}'"]
+        return Subprocess(argv, label=mode, timeout=TIMEOUT, start_timeout=START_TIMEOUT), pids
 
     def test_a_timeout_kills_the_whole_tree_without_waiting(self, tmp_path: Path) -> None:
         impl, pids = self.wrapped(tmp_path, "hang")
@@ -437,7 +462,7 @@ class TestWhatHappenedIsNamed:
         script = (
             'import sys; sys.stdin.readline(); sys.stdout.buffer.write(b\'{"type": "\\xff"}\\n\')'
         )
-        impl = Subprocess([sys.executable, "-c", script], label="latin", timeout=TIMEOUT)
+        impl = Subprocess([sys.executable, "-c", script], "latin", TIMEOUT, START_TIMEOUT)
         closing(impl)
         with pytest.raises(ProtocolError, match=r"not UTF-8 .*byte 0xff"):
             impl.handshake()
@@ -448,7 +473,7 @@ class TestWhatHappenedIsNamed:
             "for n in range(60): sys.stderr.write(f'line {n} ' + 'x' * 1500 + '\\n')\n"
             "sys.stderr.write('FATAL: the crash\\n'); sys.exit(1)\n"
         )
-        impl = Subprocess([sys.executable, "-c", script], label="noisy", timeout=TIMEOUT)
+        impl = Subprocess([sys.executable, "-c", script], "noisy", TIMEOUT, START_TIMEOUT)
         closing(impl)
         with pytest.raises(TransportFailure) as failure:
             impl.handshake()

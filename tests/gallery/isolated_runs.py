@@ -1,6 +1,6 @@
 """Run ``dsh-conformance`` once per job, each in its own forked process, importing things once.
 
-    python isolated_runs.py OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
+    python isolated_runs.py PARALLEL OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
 
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
@@ -8,14 +8,16 @@ isolation: it was starting a fresh interpreter per driver (importing pytest, Hyp
 jsonschema and the suite again and again) and, above all, Hypothesis shrinking the failing
 examples of wrong implementations, when the gallery needs only the verdict. So this process
 loads a `GALLERY` profile (no shrink phase, deterministic), imports everything once, then forks a
-child per job (two at a time, one per core) that runs the real runner and exits. The child
-writes ``OUTDIR/DRIVER.json`` (the report) and ``OUTDIR/DRIVER.out`` (what it printed); this
-process exits non-zero if a child could not run.
+child per job (PARALLEL at a time: one per core it may use) that runs the real runner and
+exits. The child writes ``OUTDIR/DRIVER.json`` (the report) and ``OUTDIR/DRIVER.out`` (what it
+printed); this process exits non-zero if a child could not run.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
+import importlib.metadata
 import os
 import pkgutil
 import sys
@@ -24,7 +26,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, settings
 
 GALLERY = "dsh-gallery"
-PARALLEL = 2
 CASE_TIMEOUT = 60
 
 # Loaded before the property tests are imported: `@given` takes the default settings then.
@@ -40,14 +41,26 @@ settings.register_profile(
 settings.load_profile(GALLERY)
 
 # Imported here, once, for every child to inherit: the plugin, the runner and every test module
-# of the suite (found, not listed: a module added to the suite is not imported once per child).
+# of the suite (found, not listed: a module added to the suite is not imported once per child),
+# the requirement catalog the report reads, the plugins pytest loads at each start, and the
+# gallery's module with the reference model under it. Importing `wrong_impls` changes nothing:
+# a driver that patches the reference does so when it is created, which happens in its child.
+import wrong_impls  # noqa: E402, F401
+from _pytest.config import default_plugins  # noqa: E402
+
 import conformance  # noqa: E402
 import conformance.run.plugin  # noqa: E402
+from conformance.requirements import catalog  # noqa: E402
 from conformance.run.runner import main as runner  # noqa: E402
 
 for _module in pkgutil.iter_modules(conformance.__path__):
     if _module.name.startswith("test_"):
         importlib.import_module(f"conformance.{_module.name}")
+for _plugin in default_plugins:
+    importlib.import_module(f"_pytest.{_plugin}")
+for _entry in importlib.metadata.entry_points(group="pytest11"):
+    _entry.load()
+catalog()
 
 
 def run_job(outdir: Path, job: str) -> None:
@@ -74,12 +87,16 @@ def run_job(outdir: Path, job: str) -> None:
 
 
 def main() -> int:
-    outdir = Path(sys.argv[1])
-    jobs = sys.argv[2:]
+    parallel = int(sys.argv[1])
+    outdir = Path(sys.argv[2])
+    jobs = sys.argv[3:]
     running: set[int] = set()
     broken = 0
+    # Everything imported so far lives as long as the children: out of the collector's sight
+    # (`gc.freeze`), a child's collections neither walk it nor copy its pages.
+    gc.freeze()
     for job in jobs:
-        if len(running) == PARALLEL:
+        if len(running) == parallel:
             broken += _reap(running)
         pid = os.fork()
         if pid == 0:

@@ -6,65 +6,23 @@ report must show failed cases for that ID, and for a driver listed in `INTENDED_
 tests it fails must be exactly the listed ones (another failing test is a case with two reasons to
 fail, or a driver with two changes). A control run of the unchanged reference through the
 same path must show none, so a broken harness cannot pass for a rejection. All runs happen once,
-up front, in `isolated_runs` (one process forked per driver).
+in `isolated_runs` (one process forked per driver), started in the background by `conftest.py`
+as soon as collection is over (`gallery_runs`); the ``reports`` fixture waits for them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gallery_runs import CONTROL, LOOP_CONTRACTS
 from wrong_impls import INTENDED_FAILURES, WRONG_IMPLEMENTATIONS
 
 #: Not in the fast subset (`-m "not slow"`):
 #: the gallery runs every wrong implementation in its own process.
 pytestmark = pytest.mark.slow
-
-HERE = Path(__file__).parent
-CONTROL = "Driver"
-#: The loop contracts `RebuiltMessages` must pass: its requests differ from its log only in key
-#: order, which no case expectation sees and the suite's own request check must.
-LOOP_CONTRACTS = (
-    "PROMPT-STEP-BOUNDARY",
-    "PROMPT-CANCEL-TEST",
-    "PROMPT-RETRY-BOUNDARY",
-    "LOOP-REQUEST-ERROR-TEST",
-    "LOOP-RUNTIME-CONTEXT",
-    "LOOP-REQUEST-BUILD",
-    "PROMPT-HEADER-CHANGE-TEST",
-)
-#: Contracts run for a driver besides the one it must be rejected under.
-ALSO_RUN = {"RebuiltMessages": LOOP_CONTRACTS}
-
-
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The directory of every run's report: each wrong driver, then the unchanged reference."""
-    outdir = tmp_path_factory.mktemp("gallery")
-    jobs = [
-        f"{driver}={','.join((contract, *ALSO_RUN.get(driver, ())))}"
-        for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items())
-    ]
-    jobs.append(f"{CONTROL}={','.join(sorted(set(WRONG_IMPLEMENTATIONS.values())))}")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-    }
-    completed = subprocess.run(
-        [sys.executable, str(HERE / "isolated_runs.py"), str(outdir), *jobs],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1800,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    return outdir
 
 
 def judged(reports: Path, driver: str) -> dict[str, Any]:
