@@ -28,7 +28,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from ..harness.transport import Implementation
 from ..judge.jsontext import dumps
-from .generate import FAMILIES, REQUIRES, scenarios
+from .generate import EXTENDS, FAMILIES, REQUIRES, scenarios
 from .oracles import differences, expectations, self_check
 
 Json = Any
@@ -51,6 +51,9 @@ class Divergence:
     violations: list[tuple[int, str, str]]
     #: Why the implementation produced no observations (``errored``), or ``None``.
     errored: str | None = None
+    #: The capabilities the scenario was drawn under: its family's, and the 1.2 ones both
+    #: implementations declared (a case made of it requires them).
+    requires: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         found = [f"errored: {self.errored}"] if self.errored else []
@@ -95,11 +98,18 @@ def families_for(*capabilities: frozenset[str]) -> tuple[str, ...]:
     )
 
 
+def declared(impl: Implementation, against: Implementation) -> frozenset[str]:
+    """The capabilities both implementations declare: generation draws only their ops."""
+    return impl.handshake().capabilities & against.handshake().capabilities
+
+
 def judge(
     impl: Implementation, against: Implementation, family: str, ops: list[Json]
 ) -> Divergence | None:
     """Run ``ops`` on both; ``None`` if the oracles are satisfied. Rejects (discards) the
     scenario when ``against`` cannot run it."""
+    capabilities = declared(impl, against)
+    requires = REQUIRES[family] + tuple(c for c in EXTENDS[family] if c in capabilities)
     reference = against.run("fuzz/generated", {"ops": ops})
     if reference.kind != "observed":
         reject()
@@ -109,12 +119,13 @@ def judge(
         reject()
     if own.kind == "errored":
         context = dumps(own.context)[:2000] if own.context is not None else ""
-        return Divergence(family, ops, expected, None, [], [], f"{own.reason} {context}".strip())
+        errored = f"{own.reason} {context}".strip()
+        return Divergence(family, ops, expected, None, [], [], errored, requires)
     found = differences(ops, expected, own.observations)
     violations = self_check(ops, own.observations)
     if not found and not violations:
         return None
-    return Divergence(family, ops, expected, own.observations, found, violations)
+    return Divergence(family, ops, expected, own.observations, found, violations, None, requires)
 
 
 def fuzz(
@@ -172,7 +183,8 @@ def fuzz(
             report_multiple_bugs=False,
             print_blob=False,
         )
-        test = seed(seed_value + batch)(configured(given(scenarios(families))(check)))
+        strategy = scenarios(families, declared(impl, against))
+        test = seed(seed_value + batch)(configured(given(strategy)(check)))
         try:
             test()
         except _Diverged as diverged:

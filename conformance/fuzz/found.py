@@ -40,6 +40,14 @@ _OP_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
     "header-canonical": ("PROMPT-HEADER-CANONICAL",),
     "header-equal": ("PROMPT-HEADER-CANONICAL",),
     "projection-start": ("LOOP-RUNTIME-CONTEXT",),
+    "session-seed": ("ROOT-MODEL",),
+    "configure": ("PROMPT-REGISTRY-CONTRACT",),
+    "deepseek-request": ("PROMPT-DEEPSEEK-WIRE",),
+    "deepseek-stream": ("PROMPT-DEEPSEEK-WIRE",),
+    "deepseek-http-error": ("PROMPT-DEEPSEEK-WIRE",),
+    # 1.2: a refused agent (`agent-config-invalid`), and the request state a build leaves.
+    "agent": ("LOOP-REQUEST-BUILD",),
+    "request-state": ("LOOP-REQUEST-BUILD",),
     "project": ("LOOP-RUNTIME-CONTEXT",),
 }
 #: The contracts of a difference in an assembly, by the field that differs.
@@ -66,6 +74,15 @@ _EVENT_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
     "tool/result": ("ROOT-MODEL",),
     "session/end-seed": ("ROOT-MODEL",),
 }
+#: A `turn/end`'s contracts, by how the turn ended: a throw (a hook, a tool runtime, a failed
+#: request build: PROMPT-RETRY-BOUNDARY's "A turn ended by anything else that throws", and
+#: LOOP-REQUEST-BUILD's "the turn ends as for any other throw") or a request error ends it
+#: `error`; a cancel, `aborted`.
+_TURN_END_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
+    "error": ("PROMPT-RETRY-BOUNDARY", "LOOP-REQUEST-ERROR-TEST", "LOOP-REQUEST-BUILD"),
+    "aborted": ("PROMPT-CANCEL-TEST", "PROMPT-STEP-BOUNDARY"),
+}
+_TURN_END_OTHER: Final = ("PROMPT-STEP-BOUNDARY", "PROMPT-CANCEL-TEST")
 _RUNTIME_CONTEXT_PLUGIN: Final = "@deepseek-ai/dsh-system-prompt"
 
 
@@ -91,6 +108,7 @@ REQUIRES_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
     "registry": ("PROMPT-REGISTRY-CONTRACT",),
     "session": ("ROOT-MODEL",),
     "loop": ("ROOT-MODEL",),
+    "wire": ("PROMPT-DEEPSEEK-WIRE",),
 }
 
 
@@ -134,7 +152,9 @@ def _log_contracts(divergence: Divergence, index: int) -> list[str]:
     log = expected.get("log", [])
     for position, (want, have) in enumerate(zip(log, got, strict=False)):
         if want != have:
-            return _event_contracts(want) + _retried(log[:position])
+            # An event where another was expected: the rules of both decide (an extra
+            # `request/header` in place of a chunk is a header rule's business).
+            return _event_contracts(want) + _event_contracts(have) + _retried(log[:position])
     if len(log) != len(got):
         longer = log if len(log) > len(got) else got
         position = min(len(got), len(log))
@@ -161,6 +181,8 @@ def _event_contracts(event: Json) -> list[str]:
     if isinstance(source, dict) and source.get("plugin") == _RUNTIME_CONTEXT_PLUGIN:
         return ["LOOP-RUNTIME-CONTEXT"]
     kind = event.get("type") if isinstance(event, dict) else None
+    if kind == "turn/end" and isinstance(data, dict) and isinstance(data.get("reason"), dict):
+        return list(_TURN_END_CONTRACTS.get(data["reason"].get("kind"), _TURN_END_OTHER))
     return list(_EVENT_CONTRACTS.get(kind, ())) if isinstance(kind, str) else []
 
 
@@ -177,7 +199,7 @@ def as_case(divergence: Divergence, *, impl: str, against: str, seed: int) -> Ca
         f"{problems[:600]}. DRAFT: the expectations are {against}'s observations; work each one "
         "out by hand from CONTRACTS.md before adding this case to conformance/cases/."
     )
-    requires = tuple(dict.fromkeys(REQUIRES[divergence.family]))
+    requires = tuple(dict.fromkeys(divergence.requires or REQUIRES[divergence.family]))
     return Case(
         id=f"fuzz/{divergence.family}-{digest}",
         contracts=contracts_of(divergence),

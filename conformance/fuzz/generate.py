@@ -1,6 +1,7 @@
-"""Hypothesis strategies for whole scenarios: op sequences over the protocol's 1.1 ops.
+"""Hypothesis strategies for whole scenarios: op sequences over the protocol's ops.
 
-Three families, each a strategy of op lists (`scenarios`):
+Four families, each a strategy of op lists (`scenarios`); the ops of protocol 1.2 are drawn only
+when both implementations declare their capability (`EXTENDS`):
 
 - ``registry``: scopes, the five kinds of registration in any layer, releases, scope disposal,
   change observers that throw, waterfall listeners (``before`` and after edits, short-circuits,
@@ -8,12 +9,21 @@ Three families, each a strategy of op lists (`scenarios`):
   of an assembly), assemblies (aborted, awaited), renders, mutations, counts and calls received;
 - ``session``: appends (valid ones, and ones that break exactly one append rule), surface
   replaces, runtime-context snapshots, the projection, header canonical form and equality;
+  with ``session-1.2``, seeds (well-formed ones, and ones with one malformed event, or one whose
+  malformed event also breaks a rule checked after it) and options given as ``undefined``;
 - ``loop``: up to two agents over the shared registry, with scripted replies (answers, tool calls,
   failures, streams cut off or waiting for the abort), tool results, pre-step and request-error
   decisions (some waiting on gates), follow-ups, steers, cancels and disposals at every point the
   protocol can hold a turn (a gated listener, a waiting stream, a waiting decision), edits of the
   agent's layer between turns (runtime context, sections, tools), compaction, and a second agent
-  seeded with the first one's log (a new loop instance over it).
+  seeded with the first one's log (a new loop instance over it); with ``loop-1.2``, the
+  ``agent/request`` waterfall (route and field changes, waits, throws), pre-step decisions and
+  request-error actions that wait or throw, tools that wait or throw, listeners that fail, the
+  ``adapters`` map (defaults, context windows, resolutions that wait, fail or throw, a provider
+  with no adapter), refused agents (``maxTokens``), ``inject`` and ``request-state``.
+
+- ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
+  (`conformance.fuzz.wire`).
 
 Scenarios are drawn step by step by a builder that knows the names it created, so every op refers
 to something that exists and a shrunk scenario stays well-formed: deleting a step deletes what
@@ -34,6 +44,7 @@ from hypothesis import strategies as st
 
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
+from .wire import wire_steps
 
 Json = Any
 
@@ -84,6 +95,24 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         "and a header is logged from the configuration, so such a configuration cannot be logged "
         "and the contracts say nothing of what a loop does then.",
     ),
+    (
+        "a seed event with two defects checked at the same stage (two malformed fields, or a "
+        "malformed field and a legacy header)",
+        'ROOT-MODEL, "The session log": "A seed is checked for `session-non-json` first, then '
+        "for these (and `session-legacy-header`), then for `seq-not-contiguous`, then against "
+        'the surface rules": the order between stages is fixed, not within one.',
+    ),
+    (
+        "U+0085 in a DeepSeek API key",
+        "PROMPT-DEEPSEEK-WIRE: the key is trimmed \"as JavaScript's `String.prototype.trim` "
+        'defines it (Unicode `White_Space`, line terminators and U+FEFF)": U+0085 is Unicode '
+        "White_Space but JavaScript's trim keeps it, so the sentence decides it both ways.",
+    ),
+    (
+        "failure messages in a log (compared as any text)",
+        "PROMPT-DEEPSEEK-WIRE's LLM_FAILURE, as PROTOCOL.md restates it: \"Codes are compared; "
+        "messages never are\" (a `NO_ADAPTER` failure's message is the implementation's own).",
+    ),
 )
 
 SCOPES: Final = ("s1", "s2")
@@ -104,12 +133,14 @@ CONFIGS: Final = (
     {"includeRuntimeContext": False},
     {"persona": "P {{x}}"},
     {"includeHarnessIdentity": False},
+    {"toolOrder": None},
 )
 CALL_CONFIGS: Final = (
     lp.CONFIG,
     {**lp.CONFIG, "temperature": 0.5, "stop": []},
     {**lp.CONFIG, "stop": ["END"], "maxTokens": 64},
     {"provider": "scripted", "model": "m2", "reasoningEffort": "high"},
+    {**lp.CONFIG, "reasoningEffort": "high"},
 )
 ADAPTERS: Final = (
     {"defaults": {"reasoningEffort": "low"}},
@@ -117,6 +148,31 @@ ADAPTERS: Final = (
     {"contextWindow": 2000},
 )
 CAUSES: Final = (lp.USER_CANCEL, {"kind": "hook", "reason": "policy"})
+#: 1.2: ``maxTokens`` that refuse an agent (`agent-config-invalid`): not a positive integer.
+BAD_MAX_TOKENS: Final = (0, 1.5, -1)
+#: 1.2: what an `agent/request` hook may set (REQUEST_HOOK ``set``; ``None`` removes the field).
+REQUEST_SETS: Final = (
+    {"model": "m2"},
+    {"provider": "other", "model": "m3"},
+    {"reasoningEffort": "high"},
+    {"temperature": 0.25, "stop": ["S"]},
+    {"maxTokens": 32},
+    {"temperature": None, "stop": None},
+)
+#: 1.2: the ``adapters`` map's resolution behaviours (ADAPTERS_ENTRY ``resolve``).
+RESOLVES: Final = (
+    {"fails": {"code": "AUTH", "message": "resolution failed"}},
+    {"throws": "resolution threw"},
+)
+#: 1.2: the providers a call configuration may name; ``other`` has an adapter only sometimes.
+PROVIDERS: Final = ("scripted", "other")
+#: Each family's capabilities of protocol 1.2, whose ops it draws when both sides declare them.
+EXTENDS: Final[dict[str, tuple[str, ...]]] = {
+    "registry": ("registry-1.2",),
+    "session": ("session-1.2",),
+    "loop": ("loop-1.2", "registry-1.2"),
+    "wire": (),
+}
 
 
 @functools.cache
@@ -140,11 +196,16 @@ def _parameters(variant: int) -> Json:
 class _Builder:
     """Draws steps and writes their ops, remembering what exists so that ops stay well-formed."""
 
-    def __init__(self, draw: st.DrawFn) -> None:
+    def __init__(self, draw: st.DrawFn, capabilities: frozenset[str] = frozenset()) -> None:
         self.draw = draw
+        #: What both implementations declare: 1.2 ops are drawn only under their capability.
+        self.capabilities = capabilities
         self.ops: list[Json] = []
         self.scopes: list[str] = []
         self.agents: list[str] = []
+        #: Agents refused at creation (1.2, `agent-config-invalid`): they do not exist, so no
+        #: later op names them, but their names are spent.
+        self.refused: list[str] = []
         self.disposed: set[str] = set()
         #: (layer, table, name) of each registration that may hold a name, and its handle.
         self.names: dict[tuple[Json, str | None, Json], str] = {}
@@ -171,6 +232,17 @@ class _Builder:
     def chance(self, percent: int) -> bool:
         """True with this probability; shrinks towards False."""
         return bool(self.draw(_below(100)) >= 100 - percent)
+
+    def between(self, low: int, high: int) -> int:
+        """An integer in ``low..high``; shrinks towards ``low``."""
+        return int(self.draw(_range(low, high)))
+
+    def has(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def wait(self) -> Json:
+        """A WAIT: the turn's abort signal, or a gate opened later (or never)."""
+        return {"abort": True} if self.chance(50) else {"gate": self.gate()}
 
     def fresh(self, prefix: str) -> str:
         return f"{prefix}{next(self.numbers)}"
@@ -211,13 +283,15 @@ class _Builder:
 
     def effect(self) -> Json:
         """A registration or release made by a provider's first evaluation (mid-assembly)."""
-        kind = self.pick(["variable", "section", "release"])
+        kind = self.pick(["variable", "section", "release", "tools"])
         if kind == "release" and self.releasable:
             return s.release(self.pick(self.releasable))
         layer = self.layer()
         handle = self.fresh("e")
         if kind == "section":
             return s.section(handle, "e", 3, "effect {{z}}", layer=layer)
+        if kind == "tools":
+            return s.tools(handle, {"returns": s.toolset(s.schema("t"))}, layer=layer)
         return s.variable(handle, "z", {"returns": "zv"}, layer=layer)
 
     def text(self) -> Json:
@@ -329,8 +403,12 @@ class _Builder:
         ident = self.fresh("l")
         self.tracked.append(ident)
         listener: Json = {"id": ident}
-        if self.chance(30) if gated is None else gated:
+        if gated and self.has("loop-1.2") and self.chance(40):
+            listener["waitFor"] = {"abort": True}  # a cooperative listener: the turn's signal
+        elif self.chance(30) if gated is None else gated:
             listener["waitFor"] = {"gate": self.gate()}
+        if self.has("loop-1.2") and self.chance(8):
+            listener["fails"] = "listener failed"
         if self.chance(30):
             listener["before"] = [self.edit()]
         if self.chance(20):
@@ -414,6 +492,8 @@ class _Builder:
 
     def session_steps(self) -> None:
         session = _Session(self)
+        if self.chance(40):
+            session.seed()
         for _ in range(self.draw(_range(1, 12))):
             step: Callable[[], None] = getattr(session, self.pick(_Session.STEPS))
             step()
@@ -425,36 +505,114 @@ class _Builder:
     def live_agents(self) -> list[str]:
         return [agent for agent in self.agents if agent not in self.disposed]
 
-    def agent(self) -> None:
-        if len(self.agents) == len(AGENTS):
+    def agent(self, *, seeded: bool = False) -> None:
+        if len(self.agents) + len(self.refused) == len(AGENTS):
             return
-        name = AGENTS[len(self.agents)]
+        name = AGENTS[len(self.agents) + len(self.refused)]
+        later = self.has("loop-1.2")
         replies = [self.reply() for _ in range(self.draw(_range(0, 4)))]
         calls = sum(1 for reply in replies if _is_call(reply))
-        results = [
-            lp.tool_result("r", is_error=self.chance(20), concludes=self.chance(20))
-            for _ in range(calls)
-        ]
-        decisions = [self.pick(["default", "default", "reject", "empty"]) for _ in range(2)]
+        results = [self.tool_result() for _ in range(calls)]
+        decisions = [self.decision() for _ in range(2)]
         actions: list[Json] = []
         for _ in range(self.draw(_range(0, 2))):
             action = self.pick(["retry", "end"])
-            actions.append(lp.after_gate(self.gate(), action) if self.chance(25) else action)
+            if later and self.chance(10):
+                actions.append({"throws": "decision threw"})
+            else:
+                actions.append(lp.after_gate(self.gate(), action) if self.chance(25) else action)
+        config = dict(self.pick(CALL_CONFIGS))
+        refused = later and self.agents and not seeded and self.chance(8)
+        if refused:
+            config["maxTokens"] = self.pick(BAD_MAX_TOKENS)
         options: Json = {
             "model": replies,
-            "config": self.pick(CALL_CONFIGS),
+            "config": config,
             "tools": results,
-            "pre_step": decisions if self.chance(25) else None,
+            "pre_step": decisions if self.chance(40 if later else 25) else None,
             "request_error": actions,
         }
-        if self.chance(25):
+        if later and self.chance(40):
+            options["request"] = [self.request_hook() for _ in range(self.draw(_range(1, 2)))]
+        if later and self.chance(30):
+            config["provider"] = self.pick(PROVIDERS)
+            options["adapters"] = self.adapters()
+        elif self.chance(25):
             options["adapter"] = self.pick(ADAPTERS)
-        if self.agents and self.chance(50):
+        if self.agents and (seeded or self.chance(50)):
             options["seed"] = {"agent": self.agents[0]}
+        elif self.chance(20):
+            options["seed"] = self.seeded_log()
         if self.chance(20):
             options["parent"] = self.scope("s1")
         self.ops.append(lp.agent(name, **options))
-        self.agents.append(name)
+        (self.refused if refused else self.agents).append(name)
+
+    def seeded_log(self) -> Json:
+        """An earlier run's log (SEED as events): user messages and runtime-context messages,
+        in the loop's own forms or in one no loop writes (a snapshot's text under the cleared
+        marker's source: "a seed may hold ... runtime-context messages whose content no current
+        loop would produce")."""
+        events = []
+        for _ in range(self.draw(_range(1, 3))):
+            ident = self.fresh("m")
+            kind = self.pick(["user", "snapshot", "cleared", "foreign"])
+            if kind == "user":
+                events.append(lp.user("earlier", ident))
+            elif kind == "cleared":
+                events.append(lp.cleared(ident))
+            else:
+                event = lp.snapshot(ident, ("c", self.pick(["now", "later"])))
+                if kind == "foreign":
+                    event["data"]["source"] = lp.cleared(ident)["data"]["source"]
+                events.append(event)
+        return lp.envelopes(*events)
+
+    def tool_result(self) -> Json:
+        """A TOOL_RESULT; with loop-1.2 it may wait first, or throw (the turn ends)."""
+        if self.has("loop-1.2") and self.chance(10):
+            return {"throws": "tool threw"}
+        result = lp.tool_result("r", is_error=self.chance(20), concludes=self.chance(20))
+        if self.has("loop-1.2") and self.chance(25):
+            result["waitFor"] = self.wait()
+        return result
+
+    def decision(self) -> Json:
+        """A pre-step DECISION; with loop-1.2 it may wait first, or throw."""
+        decision = self.pick(["default", "default", "reject", "empty"])
+        if not self.has("loop-1.2") or self.chance(60):
+            return decision
+        if self.chance(25):
+            return {"throws": "decision threw"}
+        return {"decision": decision, "waitFor": self.wait()}
+
+    def request_hook(self) -> Json:
+        """A REQUEST_HOOK of the `agent/request` waterfall (loop-1.2)."""
+        kind = self.pick(["pass", "set", "set", "wait", "throws"])
+        if kind == "pass":
+            return "pass"
+        if kind == "throws":
+            return {"throws": "hook threw"}
+        hook: Json = {"set": dict(self.pick(REQUEST_SETS))}
+        if kind == "wait":
+            hook["waitFor"] = self.wait()
+        return hook
+
+    def adapters(self) -> Json:
+        """The ``adapters`` map (loop-1.2): ``scripted`` always has an adapter, ``other`` only
+        sometimes (a provider without one is `NO_ADAPTER`); resolution may wait, fail, throw."""
+        adapters: Json = {}
+        for provider in PROVIDERS:
+            if provider == "other" and self.chance(50):
+                continue
+            entry: Json = dict(self.pick(({}, *ADAPTERS)))
+            if self.chance(25):
+                resolve: Json = dict(self.pick(({}, *RESOLVES)))
+                if self.chance(40):
+                    resolve["waitFor"] = self.wait()
+                entry["resolve"] = resolve
+            adapters[provider] = entry
+        return adapters
 
     def reply(self) -> Json:
         kind = self.pick(["answer", "answer", "call", "call", "fails", "partial", "cut", "usage"])
@@ -476,7 +634,15 @@ class _Builder:
         live = self.live_agents()
         if live:
             builder = lp.followup if self.chance(60) else lp.steer
+            if self.has("loop-1.2") and self.chance(15):
+                builder = lp.inject
             self.ops.append(builder(self.pick(live), self.pick(["hello", "more", "2+2?"])))
+
+    def request_state(self) -> None:
+        """1.2: the header in force and the last `request/context` (not a `hook-calls`: its
+        failures carry messages, which are free text)."""
+        if self.agents and self.has("loop-1.2"):
+            self.ops.append({"op": "request-state", "agent": self.pick(self.agents)})
 
     def cancel(self) -> None:
         live = self.live_agents()
@@ -502,6 +668,16 @@ class _Builder:
         if live:
             self.listen(scope=self.pick(live), gated=True)
 
+    def new_instance(self) -> None:
+        """A second agent seeded with the first one's log once that has run a turn, and a turn
+        of its own: a new loop instance over an existing log (LOOP-REQUEST-BUILD's restores,
+        `request/context`, the `resume` header)."""
+        ran = any(op["op"] in ("followup", "steer") for op in self.ops)
+        if self.agents and ran and len(self.agents) + len(self.refused) < len(AGENTS):
+            self.agent(seeded=True)
+            if self.agents[-1] != self.agents[0]:
+                self.ops.append(lp.followup(self.agents[-1], "again"))
+
     def observe(self) -> None:
         if self.agents:
             self.ops.append(lp.observe(self.pick(self.agents)))
@@ -513,6 +689,7 @@ class _Builder:
         (1, "dispose_agent"),
         (1, "compact"),
         (2, "agent_listener"),
+        (2, "new_instance"),
         (3, "open_gate"),
         (3, "context"),
         (2, "release_context"),
@@ -521,6 +698,7 @@ class _Builder:
         (2, "release_step"),
         (1, "variable"),
         (1, "observe"),
+        (1, "request_state"),
         (1, "counts"),
         (1, "received"),
         (1, "assemble"),
@@ -542,6 +720,7 @@ class _Session:
     makes is either valid or breaks exactly one rule (`AVOIDED`)."""
 
     STEPS: Final = (
+        "seed",
         "user",
         "user",
         "snapshot",
@@ -571,7 +750,113 @@ class _Session:
 
     def user(self) -> None:
         data = s.user_message(self.builder.fresh("m"), self.builder.pick(["hi", "yo"]))
-        self.append(s.session_append("user/message", data, surface_op="append"))
+        inject = None
+        if self.builder.has("session-1.2") and self.builder.chance(15):
+            inject = [s.inject(["sourceEventSeqs"], "undefined")]  # the option not given
+        op = s.session_append("user/message", data, surface_op="append", inject=inject)
+        self.append(op)
+
+    def seed(self) -> None:
+        """A `session-seed`: well-formed (the session is replaced, the projection dropped), or
+        with one malformed event (nothing changes). The defects of session-1.2 are drawn only
+        under it, and only there may the malformed event also break a rule checked later
+        (`AVOIDED`: never two defects checked at the same stage)."""
+        pick, chance = self.builder.pick, self.builder.chance
+        events: list[Json] = []
+        for seq in range(self.builder.draw(_range(0, 4))):
+            kind = pick(["user", "turn", "note", "end", "header", "user"])
+            event: Json = {"seq": seq, "time": pick([1_700_000_000_000 + seq, 0, -1, 2**53 - 1])}
+            if kind == "user":
+                data = s.user_message(self.builder.fresh("m"), "seeded")
+                event.update(type="user/message", data=data, surfaceOp="append")
+            elif kind == "turn":
+                event.update(type="turn/start", data={"turn": 1})
+            elif kind == "note":
+                event.update(type="x/note", data={"a": 1})
+                if chance(50):
+                    event["ignorable"] = True
+            elif kind == "end":
+                event.update(type="session/end-seed", data={})
+            else:
+                header = {"config": dict(pick(CALL_CONFIGS[:2])), "system": "S"}
+                event.update(type="request/header", data={"header": header, "reason": "initial"})
+            events.append(event)
+        malformed = bool(events) and chance(40) and self._malform(pick(events))
+        self.builder.ops.append(s.session_seed(events))
+        if malformed:
+            return
+        self.seq = len(events)
+        if not events or events[-1]["type"] != "session/end-seed":
+            self.seq += 1
+        self.surface = [event["seq"] for event in events if "surfaceOp" in event]
+        self.projecting = False
+
+    def _malform(self, event: Json) -> bool:
+        """Break ``event`` by one rule; False if none applies to it."""
+        pick, chance = self.builder.pick, self.builder.chance
+        later = self.builder.has("session-1.2")
+        kinds = ["seq", "legacy"] + (["required"] if event["type"] == "user/message" else [])
+        if later:
+            kinds += ["envelope", "envelope"]
+            kinds += ["message", "message"] if event["type"] == "user/message" else []
+            kinds += ["header"] if event["type"] == "request/header" else []
+        kind = pick(kinds)
+        if kind == "seq":
+            event["seq"] += 1
+        elif kind == "legacy":
+            event.update(type="request/header", data={"header": {}, "reason": "fallback"})
+            event.pop("surfaceOp", None)
+        elif kind == "required":
+            del event["surfaceOp"]
+        else:
+            seq_defect = self._malform_1_2(kind, event)
+            # The order of the checks is fixed for a seed: this defect is named first.
+            if chance(30) and not seq_defect:
+                if event["type"] == "user/message" and "surfaceOp" in event and chance(50):
+                    del event["surfaceOp"]
+                else:
+                    event["seq"] += 1
+        return True
+
+    def _malform_1_2(self, kind: str, event: Json) -> bool:
+        """A `session-event-invalid` defect (session-1.2); True if it is in ``seq`` itself."""
+        pick = self.builder.pick
+        if kind == "envelope":
+            defect = pick(["extra", "type", "seq", "time", "no-time", "no-data", "ignorable"])
+            if defect == "extra":
+                event["extra"] = 1
+            elif defect == "type":
+                event["type"] = 1
+            elif defect == "seq":
+                event["seq"] = pick(["0", 0.5, -1])
+            elif defect == "time":
+                event["time"] = pick([1.5, 2**53, -(2**53)])
+            elif defect == "no-time":
+                del event["time"]
+            elif defect == "no-data":
+                del event["data"]
+            else:
+                event["ignorable"] = pick([False, None, 1])
+            return bool(defect == "seq")
+        if kind == "message":
+            field, value = pick(
+                [("id", ""), ("role", "assistant"), ("source", {"kind": ""}), ("content", "x")]
+            )
+            event["data"] = {**event["data"], field: value}
+            return False
+        config = dict(event["data"]["header"]["config"])
+        defect = pick(["provider", "model", "effort", "defaults"])
+        header: Json = {"config": config}
+        if defect == "provider":
+            del config["provider"]
+        elif defect == "model":
+            config["model"] = ""
+        elif defect == "effort":
+            config["reasoningEffort"] = ""
+        else:
+            header["adapterDefaults"] = {"maxTokens": True}
+        event["data"] = {"header": header, "reason": "initial"}
+        return False
 
     def sections(self) -> list[Json]:
         pool = [s.entry("c", "now"), s.entry("c", "later"), s.entry("d", "")]
@@ -590,7 +875,10 @@ class _Session:
 
     def header(self) -> None:
         data = {"header": self.header_value(), "reason": self.builder.pick(["initial", "change"])}
-        self.append(s.session_append("request/header", data), on_surface=False)
+        inject = None
+        if self.builder.has("session-1.2") and self.builder.chance(15):
+            inject = [s.inject(["surfaceOp"], "undefined")]  # the option not given: allowed
+        self.append(s.session_append("request/header", data, inject=inject), on_surface=False)
 
     def header_value(self) -> Json:
         pick, chance = self.builder.pick, self.builder.chance
@@ -624,9 +912,13 @@ class _Session:
     def invalid(self) -> None:
         """An append that breaks exactly one rule: nothing changes."""
         data = s.user_message(self.builder.fresh("m"), "bad")
-        kind = self.builder.pick(["required", "forbidden", "legacy", "nonjson", "range", "cites"])
+        kinds = ["required", "forbidden", "legacy", "nonjson", "range", "cites"]
+        kind = self.builder.pick(kinds + (["absent"] if self.builder.has("session-1.2") else []))
         if kind == "required":
             op = s.session_append("user/message", data)
+        elif kind == "absent":  # an option given as `undefined` is not given: still required
+            inject = [s.inject(["surfaceOp"], "undefined")]
+            op = s.session_append("user/message", data, surface_op="append", inject=inject)
         elif kind == "forbidden":
             header = {"header": {"config": dict(lp.CONFIG)}, "reason": "initial"}
             op = s.session_append("request/header", header, surface_op="append")
@@ -670,25 +962,28 @@ class _Session:
 
 
 _FOLLOWS: Final = st.lists(st.sampled_from(["render", "context", "mutate"]), max_size=3)
-FAMILIES: Final = ("registry", "session", "loop")
+FAMILIES: Final = ("registry", "session", "loop", "wire")
 #: The capabilities each family's ops need.
 REQUIRES: Final[dict[str, tuple[str, ...]]] = {
     "registry": ("registry", "registry-1.1"),
     "session": ("session",),
     "loop": ("registry", "registry-1.1", "loop"),
+    "wire": ("deepseek-wire",),
 }
 
 
 @st.composite
-def _family(draw: st.DrawFn, family: str) -> list[Json]:
-    builder = _Builder(draw)
-    if family != "session" and builder.chance(20):
+def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[Json]:
+    builder = _Builder(draw, capabilities)
+    if family in ("registry", "loop") and builder.chance(20):
         builder.configure()
     if family == "registry":
         builder.steps(_Builder.REGISTRY_STEPS, 14)
         builder.finish()
     elif family == "session":
         builder.session_steps()
+    elif family == "wire":
+        wire_steps(builder)
     else:
         builder.texts = LOOP_TEXTS
         builder.agent()
@@ -718,10 +1013,16 @@ def _without_expect(op: Json) -> Json:
     return {key: value for key, value in op.items() if key != "expect"}
 
 
-def scenarios(families: tuple[str, ...] = FAMILIES) -> st.SearchStrategy[tuple[str, list[Json]]]:
-    """``(family, ops)`` drawn from the given families."""
+def scenarios(
+    families: tuple[str, ...] = FAMILIES, capabilities: frozenset[str] = frozenset()
+) -> st.SearchStrategy[tuple[str, list[Json]]]:
+    """``(family, ops)`` drawn from the given families; the ops of a 1.2 capability (`EXTENDS`)
+    only if it is in ``capabilities`` (what both implementations declare)."""
     return st.one_of(
-        *(_family(family).map(functools.partial(_labelled, family)) for family in families)
+        *(
+            _family(family, capabilities).map(functools.partial(_labelled, family))
+            for family in families
+        )
     )
 
 

@@ -22,8 +22,9 @@ from typing import Any, Final
 from ..judge import headers
 from ..judge.case import compare, describe_op
 from ..judge.invariant import check_requests
-from ..judge.logfold import fold_log
+from ..judge.logfold import fold_log, seeded_length
 from ..judge.logview import LoopView
+from ..scenarios.loopscenario import ANY_TEXT
 
 Json = Any
 
@@ -41,6 +42,7 @@ WHERE_KINDS: Final = frozenset(
         "render-malformed-reference",
         "render-unknown-variable",
         "render-undefined-variable",
+        "agent-config-invalid",
     }
 )
 _UNLISTED: Final = "<unlisted-tools>"
@@ -63,11 +65,55 @@ APPEND_RULES: Final = frozenset(
 )
 
 
+#: The request headers PROMPT-DEEPSEEK-WIRE names (more may be sent; names are compared
+#: case-insensitively).
+_WIRE_HEADERS: Final = ("authorization", "content-type", "accept")
+#: What an HTTP failure carries besides its code and message.
+_HTTP_FACTS: Final = ("status", "providerRetryAfterMs", "requestId")
+
+
+def wire_expectation(op: Json, observed: Json) -> Json | None:
+    """A ``deepseek-wire`` observation as the wire cases expect it (`conformance.judge.
+    wire_compare`): a request's method, URL, the contract's three headers and its body (key
+    order included); a stream's ended blocks, usage and finish; a failure's code and, for an
+    HTTP failure, its status, Retry-After and request id; never a message. ``None`` for what
+    is not one."""
+    if op["op"] == "deepseek-request" and isinstance(observed.get("request"), dict):
+        request = observed["request"]
+        sent = {str(name).lower(): value for name, value in request.get("headers", {}).items()}
+        headers = {name: sent[name] for name in _WIRE_HEADERS if name in sent}
+        kept = {key: request[key] for key in ("method", "url", "body") if key in request}
+        return {"request": {**kept, "headers": headers}}
+    if op["op"] == "deepseek-stream" and isinstance(observed.get("chunks"), list):
+        chunks = observed["chunks"]
+        usages = [chunk.get("usage") for chunk in chunks if chunk.get("type") == "usage"]
+        finish = dict(chunks[-1].get("reason", {})) if chunks else {}
+        if isinstance(finish.get("failure"), dict):
+            finish["failure"] = _failure(finish["failure"])
+        blocks = [chunk.get("block") for chunk in chunks if chunk.get("type") == "block-end"]
+        return {
+            "stream": {"blocks": blocks, "usage": usages[0] if usages else None, "finish": finish}
+        }
+    if op["op"] == "deepseek-http-error" and isinstance(observed.get("failure"), dict):
+        return {"failure": _failure(observed["failure"])}
+    return None
+
+
+def _failure(failure: Json) -> Json:
+    kept = {"code": failure.get("code")}
+    if "status" in failure:
+        kept.update((key, failure[key]) for key in _HTTP_FACTS if key in failure)
+    return kept
+
+
 def expectation(op: Json, observed: Json) -> Json:
     """What a case would expect of ``op``, given the other implementation's ``observed``."""
+    wire = wire_expectation(op, observed) if isinstance(observed, dict) else None
+    if wire is not None:
+        return wire
     if op["op"] == "observe" and isinstance(observed, dict) and "log" in observed:
         view = LoopView(observed)
-        return {"log": view.log, "requests": view.requests}
+        return {"log": _any_failure_message(view.log), "requests": view.requests}
     if isinstance(observed, dict) and isinstance(observed.get("error"), dict):
         error = observed["error"]
         kept = {"kind": error.get("kind")}
@@ -78,6 +124,19 @@ def expectation(op: Json, observed: Json) -> Json:
         events = observed.get("events", [])
         return {"events": [{k: v for k, v in event.items() if k != "time"} for event in events]}
     return observed
+
+
+def _any_failure_message(value: Json) -> Json:
+    """``value`` with every failure's ``message`` as `ANY_TEXT`: "Codes are compared; messages
+    never are" (a failure is an object with a string ``code`` and a string ``message``)."""
+    if isinstance(value, list):
+        return [_any_failure_message(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    copied = {key: _any_failure_message(item) for key, item in value.items()}
+    if isinstance(copied.get("code"), str) and isinstance(copied.get("message"), str):
+        copied["message"] = ANY_TEXT
+    return copied
 
 
 def expectations(ops: list[Json], observed: list[Json]) -> list[Json]:
@@ -134,9 +193,12 @@ def self_check(ops: list[Json], observed: Json) -> list[tuple[int, str, str]]:
 def _fold(
     index: int, where: str, log: list[Json], rules: frozenset[str] | None = None
 ) -> list[tuple[int, str, str]]:
+    """The suite's fold, as the example cases run it: the events up to the last
+    `session/end-seed` were seeded and are judged by the append rules only ("Seeded events are
+    checked only against these append rules", CONTRACTS.md, "The session log")."""
     return [
         (index, v.contract, f"{where}: the suite's fold: {v}")
-        for v in fold_log(log).violations
+        for v in fold_log(log, seeded_length(log)).violations
         if rules is None or v.rule in rules
     ]
 

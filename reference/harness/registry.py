@@ -262,6 +262,9 @@ class RegistryOps:
         agent = scope if scope in self.scenario.agent_scopes else None
         context = AssembleContext(scope=scope, agent=agent, signal=controller.signal)
         task = asyncio.get_running_loop().create_task(self.scenario.registry.assemble(context))
+        # One that fails after its op answered is reported by an `await` op, or by none: its
+        # error is retrieved here, so that asyncio does not log it as lost on stderr.
+        task.add_done_callback(_retrieve)
         self.runs[name] = _Run(task, controller)
         await self.scenario.settle()
         return self._result(self.runs[name])
@@ -451,3 +454,8 @@ def _assign(target: Any, key: str | int, value: Any) -> None:
 def _is_item(target: Any, key: str | int) -> bool:
     """Whether ``key`` names an item (a dict key, a list index) rather than an attribute."""
     return isinstance(target, dict) or (isinstance(target, list) and isinstance(key, int))
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
