@@ -3105,6 +3105,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SnapshotLoggedNotSent": (
         "test_loop_invariant[loop/a-message-injected-during-a-step-opens-the-next-step]",
+        "test_loop_invariant[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
         "test_loop_invariant[loop/an-injected-message-waits-idle-for-the-next-turn]",
         "test_loop_invariant[loop/runtime-context-kept-by-a-replacement-that-spares-it]",
         "test_loop_invariant[loop/runtime-context-removed-sends-the-cleared-marker-once]",
