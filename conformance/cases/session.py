@@ -652,6 +652,66 @@ CASES: list[Case] = [
         s.SESSION_1_2,
     ),
     _case(
+        "seed-optional-field-written-as-null-is-session-event-invalid",
+        SEED_INVALID + " In a serialized log an absent optional field is omitted, never `null`: "
+        "a seeded event whose `surfaceOp` or `sourceEventSeqs` is `null` is malformed, not the "
+        "field left out.",
+        [
+            s.session_seed(
+                [{**_seeded(0, "x/note", {}), "surfaceOp": None}],
+                expect=s.error("session-event-invalid"),
+            ),
+            s.session_seed(
+                [{**_seeded(0, "user/message", U0, surfaceOp="append"), "sourceEventSeqs": None}],
+                expect=s.error("session-event-invalid"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-seq-at-the-bound-is-well-formed",
+        "A seeded `seq` is an integer in 0..2^53 - 1: 2^53 - 1 itself is well-formed, so a first "
+        "event with that seq is `seq-not-contiguous` (a well-formed seq that is not its index), "
+        "not `session-event-invalid`.",
+        [
+            s.session_seed(
+                [_seeded(0, "x/note", {}) | {"seq": 2**53 - 1}],
+                expect=s.error("seq-not-contiguous"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-time-at-the-bound-is-accepted",
+        "A seeded `time` is an integer of magnitude at most 2^53 - 1: 2^53 - 1 and -(2^53 - 1) "
+        "are accepted.",
+        [
+            s.session_seed(
+                [
+                    _seeded(0, "x/note", {}) | {"time": 2**53 - 1},
+                    _seeded(1, "x/note", {}) | {"time": -(2**53 - 1)},
+                ]
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "x/note", "seq": 0, "data": {}},
+                    {"type": "x/note", "seq": 1, "data": {}},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                )
+            ),
+        ],
+    ),
+    _case(
+        "empty-seed-gets-end-seed",
+        "A session built over a seed appends `session/end-seed` after it unless the seed already "
+        "ends with one: an empty seed does not, so the log is that one event.",
+        [
+            s.session_append("turn/start", TURN),
+            s.session_seed([]),
+            s.session_log(expect=s.events({"type": "session/end-seed", "seq": 0, "data": {}})),
+        ],
+    ),
+    _case(
         "seed-keeps-an-ignorable-event",
         "`ignorable` is reserved: a seeded event may carry `ignorable: true` and is kept as it is "
         "(the loop never writes it).",

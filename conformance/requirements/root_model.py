@@ -155,6 +155,7 @@ REQUIREMENTS: Final = (
             "session/seed-is-validated-then-end-seed-appended",
             "session/seed-ending-with-end-seed-gets-no-second-one",
             "session/seed-with-end-seed-inside-gets-one-at-the-end",
+            "session/empty-seed-gets-end-seed",
         ),
     ),
     Requirement(
@@ -202,7 +203,12 @@ REQUIREMENTS: Final = (
         "malformed — a key other than `type`, `seq`, `time`, `data`, `surfaceOp`, "
         "`sourceEventSeqs`, `ignorable`; a `type` that is not a string; a `seq` that is not an "
         "integer in 0..2^53 \u2212 1",
-        cases=("session/seed-malformed-envelope-is-session-event-invalid",),
+        cases=(
+            "session/seed-malformed-envelope-is-session-event-invalid",
+            "session/seed-optional-field-written-as-null-is-session-event-invalid",
+            "session/seed-seq-at-the-bound-is-well-formed",
+            "session/seed-time-at-the-bound-is-accepted",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.19",

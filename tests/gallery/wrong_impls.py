@@ -1007,6 +1007,67 @@ class EndSeedAnywhereInTheSeed(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
+class SeedNullFieldsAsAbsent(Driver):
+    """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is read as the field left out."""
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit_seeded
+
+        def lenient(self, index, raw):  # type: ignore[no-untyped-def]
+            if isinstance(raw, dict):
+                nulls = ("surfaceOp", "sourceEventSeqs")
+                raw = {
+                    key: value
+                    for key, value in raw.items()
+                    if key not in nulls or value is not None
+                }
+            admit(self, index, raw)
+
+        SessionLog._admit_seeded = lenient  # type: ignore[method-assign]
+
+
+class SeedBoundsExclusive(Driver):
+    """A seeded `seq` or `time` of magnitude 2^53 - 1 is refused, as if the bound were exclusive."""
+
+    #: Which envelope field the bound is wrongly exclusive for.
+    field = "seq"
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit_seeded
+        field = self.field
+
+        def strict(self, index, raw):  # type: ignore[no-untyped-def]
+            value = raw.get(field) if isinstance(raw, dict) else None
+            if isinstance(value, int) and abs(value) == session.MAX_SAFE_INTEGER:
+                raise ContractError("session-event-invalid", f"{field} {value} is out of range")
+            admit(self, index, raw)
+
+        SessionLog._admit_seeded = strict  # type: ignore[method-assign]
+
+
+class SeedSeqBoundExclusive(SeedBoundsExclusive):
+    """A seeded `seq` of 2^53 - 1 is malformed (`session-event-invalid`), not well-formed."""
+
+
+class SeedTimeBoundExclusive(SeedBoundsExclusive):
+    """A seeded `time` of magnitude 2^53 - 1 is refused."""
+
+    field = "time"
+
+
+class EmptySeedGetsNoEndSeed(Driver):
+    """`session/end-seed` is appended only after a seeded event: an empty seed gets none."""
+
+    def __init__(self) -> None:
+        build = SessionLog.from_seed.__func__  # type: ignore[attr-defined]
+
+        def from_seed(cls, events):  # type: ignore[no-untyped-def]
+            events = list(events)
+            return build(cls, events) if events else cls()
+
+        SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
+
+
 class CancelKeepsQueuedFollowups(_WrongLoop):
     """A cancel drops the next-step messages but leaves the follow-ups queued behind the
     cancelled turn: the next follow-up's turn takes the oldest of them instead."""
@@ -2267,6 +2328,10 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedSeqCheckedFirst": "ROOT-MODEL",
     "SeedDropsIgnorable": "ROOT-MODEL",
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
+    "SeedNullFieldsAsAbsent": "ROOT-MODEL",
+    "SeedSeqBoundExclusive": "ROOT-MODEL",
+    "SeedTimeBoundExclusive": "ROOT-MODEL",
+    "EmptySeedGetsNoEndSeed": "ROOT-MODEL",
     "CancelKeepsQueuedFollowups": "PROMPT-CANCEL-TEST",
     "ContextWindowNotCompared": "LOOP-REQUEST-BUILD",
     "DefaultsProposedAsValues": "LOOP-REQUEST-BUILD",
@@ -2390,6 +2455,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "EndSeedAnywhereInTheSeed": (
         "test_example[session/seed-with-end-seed-inside-gets-one-at-the-end]",
     ),
+    "SeedNullFieldsAsAbsent": (
+        "test_example[session/seed-optional-field-written-as-null-is-session-event-invalid]",
+    ),
+    "SeedSeqBoundExclusive": ("test_example[session/seed-seq-at-the-bound-is-well-formed]",),
+    "SeedTimeBoundExclusive": ("test_example[session/seed-time-at-the-bound-is-accepted]",),
+    "EmptySeedGetsNoEndSeed": ("test_example[session/empty-seed-gets-end-seed]",),
     "CancelKeepsQueuedFollowups": (
         "test_example[loop/cancel-drops-followups-queued-behind-the-turn]",
     ),
