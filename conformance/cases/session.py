@@ -73,6 +73,11 @@ def _seeded(seq: int, type: str, data: Json, **metadata: Json) -> Json:
     return {"type": type, "seq": seq, "time": 1_700_000_000_000 + seq, "data": data, **metadata}
 
 
+def _with_source(data: Json, source: Json) -> Json:
+    """An assistant/message's data with its message's ``source`` replaced."""
+    return {**data, "message": {**data["message"], "source": source}}
+
+
 def _flagged_error(data: Json) -> Json:
     data["message"]["content"][0]["isError"] = True
     return data
@@ -638,8 +643,9 @@ CASES: list[Case] = [
         "seed-event-checks-come-before-seq-and-surface",
         "A seed is checked for `session-non-json` first, then for `session-event-invalid` (and "
         "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface "
-        "rules: a malformed event whose seq is not its index, or that breaks a surface rule, is "
-        "`session-event-invalid`.",
+        "rules: a malformed envelope or message whose seq is not its index, or that breaks a "
+        "surface rule, is `session-event-invalid`; a legacy header whose seq is not its index is "
+        "`session-legacy-header`.",
         [
             s.session_seed(
                 [{**_seeded(1, "x/note", {}), "extra": 1}], expect=s.error("session-event-invalid")
@@ -647,6 +653,17 @@ CASES: list[Case] = [
             s.session_seed(
                 [{**_seeded(0, "user/message", U0), "extra": 1}],
                 expect=s.error("session-event-invalid"),
+            ),
+            s.session_seed(
+                [_seeded(1, "user/message", {**U0, "id": ""}, surfaceOp="append")],
+                expect=s.error("session-event-invalid"),
+            ),
+            *(
+                s.session_seed([event], expect=s.error("session-legacy-header"))
+                for event in (
+                    _seeded(1, "request/header-delta", {}),
+                    _seeded(1, "request/header", {"header": HEADER_ONE, "reason": "fallback"}),
+                )
             ),
         ],
         s.SESSION_1_2,
@@ -665,6 +682,68 @@ CASES: list[Case] = [
                 [{**_seeded(0, "user/message", U0, surfaceOp="append"), "sourceEventSeqs": None}],
                 expect=s.error("session-event-invalid"),
             ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-event-that-is-not-an-object-is-session-event-invalid",
+        SEED_INVALID + " An event is an envelope object: a seeded number, string, list or null "
+        "in its place is malformed.",
+        [
+            s.session_seed([event], expect=s.error("session-event-invalid"))
+            for event in (1, "user/message", [], None)
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-message-source-needs-its-kind-and-its-fields",
+        SEED_INVALID + ' An assistant message\'s source is `kind: "model"` *with* non-empty '
+        'string `provider` and `model`; a tool result\'s is `kind: "tool"` *with* a non-empty '
+        "string `callId`: the right fields under another kind, or the right kind without them, "
+        "are malformed.",
+        [
+            s.session_seed(
+                [_seeded(0, "assistant/message", data, surfaceOp="append", sourceEventSeqs=[])],
+                expect=s.error("session-event-invalid"),
+            )
+            for data in (
+                _with_source(s.assistant_message("a0"), {"kind": "model"}),
+                _with_source(
+                    s.assistant_message("a0"),
+                    {"kind": "plugin", "provider": "deepseek", "model": "deepseek-chat"},
+                ),
+            )
+        ]
+        + [
+            s.session_seed(
+                [_seeded(0, "tool/result", {**STEP, "message": message}, surfaceOp="append")],
+                expect=s.error("session-event-invalid"),
+            )
+            for message in (
+                {**RESULT["message"], "source": {"kind": "plugin", "callId": "c1"}},
+                {
+                    **RESULT["message"],
+                    "source": {"kind": "tool", "callId": ""},
+                    "content": [{**RESULT["message"]["content"][0], "toolCallId": ""}],
+                },
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-payload-that-is-not-an-object-is-session-event-invalid",
+        SEED_INVALID + " A `request/header` whose `data` is not an object has no "
+        "`data.header.config`; an `assistant/message` or `tool/result` whose `data` is not an "
+        "object has no `data.message`.",
+        [
+            s.session_seed(
+                [_seeded(0, type, "x", **surface)], expect=s.error("session-event-invalid")
+            )
+            for type, surface in (
+                ("request/header", {}),
+                ("assistant/message", {"surfaceOp": "append"}),
+                ("tool/result", {"surfaceOp": "append"}),
+            )
         ],
         s.SESSION_1_2,
     ),

@@ -206,6 +206,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/seed-malformed-envelope-is-session-event-invalid",
             "session/seed-optional-field-written-as-null-is-session-event-invalid",
+            "session/seed-event-that-is-not-an-object-is-session-event-invalid",
             "session/seed-seq-at-the-bound-is-well-formed",
             "session/seed-time-at-the-bound-is-accepted",
         ),
@@ -221,7 +222,11 @@ REQUIREMENTS: Final = (
         "a `user/message`, `assistant/message` or `tool/result` whose message (the `data` of a "
         "`user/message`, else `data.message`) is not an object with a non-empty string `id`, "
         "the role its type allows",
-        cases=("session/seed-malformed-message-is-session-event-invalid",),
+        cases=(
+            "session/seed-malformed-message-is-session-event-invalid",
+            "session/seed-message-source-needs-its-kind-and-its-fields",
+            "session/seed-payload-that-is-not-an-object-is-session-event-invalid",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.20",

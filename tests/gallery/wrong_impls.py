@@ -937,26 +937,28 @@ class SeedTimeMayBeAnyNumber(Driver):
 
 
 class SeedPayloadsUnchecked(Driver):
-    """Seeded messages are not checked for their shape (the surface rules still apply)."""
+    """Seeded messages are not checked for their shape beyond their `data` being an object (the
+    surface rules still apply)."""
 
     def __init__(self) -> None:
         check = session._check_shape
 
         def headers_only(type, data, where):  # type: ignore[no-untyped-def]
-            if type == "request/header":
+            if type == "request/header" or not isinstance(data, dict):
                 check(type, data, where)
 
         session._check_shape = headers_only
 
 
 class SeedHeadersUnchecked(Driver):
-    """Seeded `request/header` snapshots are not checked (messages still are)."""
+    """Seeded `request/header` snapshots are not checked beyond their `data` being an object
+    (messages still are)."""
 
     def __init__(self) -> None:
         check = session._check_shape
 
         def messages_only(type, data, where):  # type: ignore[no-untyped-def]
-            if type != "request/header":
+            if type != "request/header" or not isinstance(data, dict):
                 check(type, data, where)
 
         session._check_shape = messages_only
@@ -1024,6 +1026,108 @@ class SeedNullFieldsAsAbsent(Driver):
             admit(self, index, raw)
 
         SessionLog._admit_seeded = lenient  # type: ignore[method-assign]
+
+
+class SeedSkipsNonObjects(Driver):
+    """A seeded event that is not an object is skipped instead of refused."""
+
+    def __init__(self) -> None:
+        build = SessionLog.from_seed.__func__  # type: ignore[attr-defined]
+
+        def from_seed(cls, events):  # type: ignore[no-untyped-def]
+            return build(cls, [event for event in events if isinstance(event, dict)])
+
+        SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
+
+
+class AssistantSourceKindOrRoute(Driver):
+    """A seeded assistant message's source passes with `kind: "model"` *or* a provider and a
+    model, where it needs both."""
+
+    def __init__(self) -> None:
+        check = session._message_problem
+
+        def lenient(message, role, type="user/message"):  # type: ignore[no-untyped-def]
+            source = message.get("source") if isinstance(message, dict) else None
+            if type == "assistant/message" and isinstance(source, dict):
+                route = all(
+                    isinstance(source.get(k), str) and source[k] for k in ("provider", "model")
+                )
+                if source.get("kind") == "model" or route:
+                    source = {"kind": "model", "provider": "p", "model": "m"}
+                    message = {**message, "source": source}
+            return check(message, role, type)
+
+        session._message_problem = lenient
+
+
+class ToolSourceKindOrCallId(Driver):
+    """A seeded tool result's source passes with `kind: "tool"` *or* a non-empty `callId`, where
+    it needs both (the content must still name the source's `callId`)."""
+
+    def __init__(self) -> None:
+        check = session._message_problem
+
+        def lenient(message, role, type="user/message"):  # type: ignore[no-untyped-def]
+            source = message.get("source") if isinstance(message, dict) else None
+            if type == "tool/result" and isinstance(source, dict):
+                call_id = source.get("callId")
+                if source.get("kind") == "tool" or (isinstance(call_id, str) and call_id):
+                    content = message.get("content")
+                    if isinstance(content, list) and len(content) == 1:
+                        block = content[0]
+                        if isinstance(block, dict) and block.get("toolCallId") == call_id:
+                            content = [{**block, "toolCallId": "stand-in"}]
+                    source = {**source, "kind": "tool", "callId": "stand-in"}
+                    message = {**message, "source": source, "content": content}
+            return check(message, role, type)
+
+        session._message_problem = lenient
+
+
+class PayloadNotAnObjectIsNonJson(Driver):
+    """A `request/header`, `assistant/message` or `tool/result` whose `data` is not an object is
+    refused as `session-non-json` instead of `session-event-invalid`."""
+
+    def __init__(self) -> None:
+        check = session._check_shape
+
+        def shape(type, data, where):  # type: ignore[no-untyped-def]
+            wrapped = ("request/header", "assistant/message", "tool/result")
+            if type in wrapped and not isinstance(data, dict):
+                raise ContractError("session-non-json", f"{type} data is not an object")
+            check(type, data, where)
+
+        session._check_shape = shape
+
+
+class SeedChecksKindAfterSeq(Driver):
+    """A seeded event of one ``kinds`` has its seq compared with its index before its type's own
+    checks (the envelope's still come first)."""
+
+    kinds: tuple[str, ...] = ("request/header-delta", "request/header")
+
+    def __init__(self) -> None:
+        admit = SessionLog._admit_seeded
+        kinds = self.kinds
+
+        def seq_first(self, index, raw):  # type: ignore[no-untyped-def]
+            kind, seq = (raw.get("type"), raw.get("seq")) if isinstance(raw, dict) else (None, None)
+            if kind in kinds and isinstance(seq, int) and seq != index:
+                raise ContractError("seq-not-contiguous", f"seq {seq}, expected {index}")
+            admit(self, index, raw)
+
+        SessionLog._admit_seeded = seq_first  # type: ignore[method-assign]
+
+
+class SeedLegacyCheckedAfterSeq(SeedChecksKindAfterSeq):
+    """A seeded legacy header whose seq is not its index is `seq-not-contiguous`."""
+
+
+class SeedMessageShapeCheckedAfterSeq(SeedChecksKindAfterSeq):
+    """A seeded message whose seq is not its index is `seq-not-contiguous`, malformed or not."""
+
+    kinds = ("user/message", "assistant/message", "tool/result")
 
 
 class SeedBoundsExclusive(Driver):
@@ -2329,6 +2433,12 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SeedDropsIgnorable": "ROOT-MODEL",
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
     "SeedNullFieldsAsAbsent": "ROOT-MODEL",
+    "SeedSkipsNonObjects": "ROOT-MODEL",
+    "AssistantSourceKindOrRoute": "ROOT-MODEL",
+    "ToolSourceKindOrCallId": "ROOT-MODEL",
+    "PayloadNotAnObjectIsNonJson": "ROOT-MODEL",
+    "SeedLegacyCheckedAfterSeq": "ROOT-MODEL",
+    "SeedMessageShapeCheckedAfterSeq": "ROOT-MODEL",
     "SeedSeqBoundExclusive": "ROOT-MODEL",
     "SeedTimeBoundExclusive": "ROOT-MODEL",
     "EmptySeedGetsNoEndSeed": "ROOT-MODEL",
@@ -2445,7 +2555,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[session/seed-malformed-envelope-is-session-event-invalid]",
     ),
     "SeedPayloadsUnchecked": (
+        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
         "test_example[session/seed-malformed-message-is-session-event-invalid]",
+        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
     ),
     "SeedHeadersUnchecked": (
         "test_example[session/seed-malformed-header-is-session-event-invalid]",
@@ -2457,6 +2569,24 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SeedNullFieldsAsAbsent": (
         "test_example[session/seed-optional-field-written-as-null-is-session-event-invalid]",
+    ),
+    "SeedSkipsNonObjects": (
+        "test_example[session/seed-event-that-is-not-an-object-is-session-event-invalid]",
+    ),
+    "AssistantSourceKindOrRoute": (
+        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
+    ),
+    "ToolSourceKindOrCallId": (
+        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
+    ),
+    "PayloadNotAnObjectIsNonJson": (
+        "test_example[session/seed-payload-that-is-not-an-object-is-session-event-invalid]",
+    ),
+    "SeedLegacyCheckedAfterSeq": (
+        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
+    ),
+    "SeedMessageShapeCheckedAfterSeq": (
+        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
     ),
     "SeedSeqBoundExclusive": ("test_example[session/seed-seq-at-the-bound-is-well-formed]",),
     "SeedTimeBoundExclusive": ("test_example[session/seed-time-at-the-bound-is-accepted]",),
