@@ -73,6 +73,10 @@ def _seeded(seq: int, type: str, data: Json, **metadata: Json) -> Json:
     return {"type": type, "seq": seq, "time": 1_700_000_000_000 + seq, "data": data, **metadata}
 
 
+#: Seeded in place of an event envelope.
+_NOT_OBJECTS: tuple[Json, ...] = (1, "user/message", [], None)
+
+
 def _with_source(data: Json, source: Json) -> Json:
     """An assistant/message's data with its message's ``source`` replaced."""
     return {**data, "message": {**data["message"], "source": source}}
@@ -691,7 +695,7 @@ CASES: list[Case] = [
         "in its place is malformed.",
         [
             s.session_seed([event], expect=s.error("session-event-invalid"))
-            for event in (1, "user/message", [], None)
+            for event in _NOT_OBJECTS
         ],
         s.SESSION_1_2,
     ),
