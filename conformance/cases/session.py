@@ -628,7 +628,9 @@ CASES: list[Case] = [
         "seed-malformed-header-is-session-event-invalid",
         SEED_INVALID + " A `request/header` whose `data.header.config` lacks a non-empty string "
         "provider or model, has a reasoningEffort that is not a non-empty string, or whose "
-        "adapterDefaults marks a field `config` does not hold.",
+        "adapterDefaults marks a field `config` does not hold; a header or config that is not an "
+        "object; `adapterDefaults` that is not `{reasoningEffort?: true, maxTokens?: true}` (a "
+        "marker of another field, a list) (PROMPT-HEADER-CANONICAL).",
         [
             s.session_seed(
                 [_seeded(0, "request/header", {"header": header, "reason": "initial"})],
@@ -639,6 +641,13 @@ CASES: list[Case] = [
                 {"config": {"provider": "deepseek", "model": ""}},
                 {"config": {**HEADER_ONE["config"], "reasoningEffort": ""}},
                 {"config": HEADER_ONE["config"], "adapterDefaults": {"maxTokens": True}},
+                "x",
+                {"config": "x"},
+                {
+                    "config": {**HEADER_ONE["config"], "temperature": 0.5},
+                    "adapterDefaults": {"temperature": True},
+                },
+                {"config": HEADER_ONE["config"], "adapterDefaults": []},
             )
         ],
         s.SESSION_1_2,

@@ -951,14 +951,15 @@ class SeedPayloadsUnchecked(Driver):
 
 
 class SeedHeadersUnchecked(Driver):
-    """Seeded `request/header` snapshots are not checked beyond their `data` being an object
-    (messages still are)."""
+    """Seeded `request/header` snapshots are not checked beyond `data.header.config` being an
+    object (messages still are)."""
 
     def __init__(self) -> None:
         check = session._check_shape
 
         def messages_only(type, data, where):  # type: ignore[no-untyped-def]
-            if type != "request/header" or not isinstance(data, dict):
+            header = data.get("header") if isinstance(data, dict) else None
+            if type != "request/header" or not _config_object(header):
                 check(type, data, where)
 
         session._check_shape = messages_only
@@ -1128,6 +1129,49 @@ class SeedMessageShapeCheckedAfterSeq(SeedChecksKindAfterSeq):
     """A seeded message whose seq is not its index is `seq-not-contiguous`, malformed or not."""
 
     kinds = ("user/message", "assistant/message", "tool/result")
+
+
+def _config_object(header: Json) -> bool:
+    """Whether a seeded header is an object whose `config` is an object."""
+    return isinstance(header, dict) and isinstance(header.get("config"), dict)
+
+
+class HeaderNotAnObjectIsNonJson(Driver):
+    """A seeded header, or its `config`, that is not an object is refused as `session-non-json`."""
+
+    def __init__(self) -> None:
+        check = session._check_shape
+
+        def shape(type, data, where):  # type: ignore[no-untyped-def]
+            snapshot = (
+                data.get("header", {"config": {}}) if isinstance(data, dict) else {"config": {}}
+            )
+            if type == "request/header" and not _config_object(snapshot):
+                raise ContractError("session-non-json", "the header is not an object")
+            check(type, data, where)
+
+        session._check_shape = shape
+
+
+class UnknownAdapterDefaultsIgnored(Driver):
+    """A seeded header's `adapterDefaults` is read for its two markers only: other keys are
+    ignored and a value that is not an object counts as no markers."""
+
+    def __init__(self) -> None:
+        problem = session.header_problem
+
+        def lenient(snapshot):  # type: ignore[no-untyped-def]
+            if isinstance(snapshot, dict) and "adapterDefaults" in snapshot:
+                markers = snapshot["adapterDefaults"]
+                known = (
+                    {k: v for k, v in markers.items() if k in header.MARKERS}
+                    if isinstance(markers, dict)
+                    else {}
+                )
+                snapshot = {**snapshot, "adapterDefaults": known}
+            return problem(snapshot)
+
+        session.header_problem = lenient
 
 
 class SeedBoundsExclusive(Driver):
@@ -2434,6 +2478,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
     "SeedNullFieldsAsAbsent": "ROOT-MODEL",
     "SeedSkipsNonObjects": "ROOT-MODEL",
+    "HeaderNotAnObjectIsNonJson": "ROOT-MODEL",
+    "UnknownAdapterDefaultsIgnored": "ROOT-MODEL",
     "AssistantSourceKindOrRoute": "ROOT-MODEL",
     "ToolSourceKindOrCallId": "ROOT-MODEL",
     "PayloadNotAnObjectIsNonJson": "ROOT-MODEL",
@@ -2587,6 +2633,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SeedMessageShapeCheckedAfterSeq": (
         "test_example[session/seed-event-checks-come-before-seq-and-surface]",
+    ),
+    "HeaderNotAnObjectIsNonJson": (
+        "test_example[session/seed-malformed-header-is-session-event-invalid]",
+    ),
+    "UnknownAdapterDefaultsIgnored": (
+        "test_example[session/seed-malformed-header-is-session-event-invalid]",
     ),
     "SeedSeqBoundExclusive": ("test_example[session/seed-seq-at-the-bound-is-well-formed]",),
     "SeedTimeBoundExclusive": ("test_example[session/seed-time-at-the-bound-is-accepted]",),
