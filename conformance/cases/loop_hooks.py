@@ -231,8 +231,8 @@ CASES = [
         requires=LOOP_12,
         why=(
             "An agent whose `maxTokens` is not a positive integer of at most 2^53 - 1 is refused "
-            "when it is created (`agent-config-invalid`, `where`: `maxTokens`); 2^53 - 1 "
-            "itself is accepted."
+            "when it is created (`agent-config-invalid`, `where`: `maxTokens`); 1 and 2^53 - 1 "
+            "themselves are accepted."
         ),
         ops=(
             *[
@@ -245,6 +245,7 @@ CASES = [
                 for index, value in enumerate((0, -1, 1.5, 2**53))
             ],
             lp.agent("ok", model=[], config={**lp.CONFIG, "maxTokens": 2**53 - 1}),
+            lp.agent("one", model=[], config={**lp.CONFIG, "maxTokens": 1}),
         ),
     ),
     Case(
