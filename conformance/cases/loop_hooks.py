@@ -152,6 +152,28 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — no provider *or* no model after the `agent/request` "
+            "waterfall — ends the turn as for any other throw (`UNKNOWN`) with no header or "
+            "context: the route is checked before model resolution, so the provider's adapter, "
+            "whose resolution would fail with the model layer's failure, is never asked."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                config={"provider": lp.CONFIG["provider"]},
+                adapters={lp.CONFIG["provider"]: {"resolve": {"fails": UNSUPPORTED}}},
+                request_error=["retry"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
         id="loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
         contracts=BUILD,
         requires=LOOP_12,

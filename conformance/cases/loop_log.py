@@ -71,6 +71,10 @@ def _resumed_turn(config: Json, resumed: Json) -> list[Json]:
     ]
 
 
+#: Two tool schemas an agent's scope offers (`read` sorts before `write`).
+READ_TOOL = s.schema("read", "Read a file.")
+WRITE_TOOL = s.schema("write", "Write a file.")
+
 CASES = [
     # -- LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST ------------------------------------------
     Case(
@@ -390,6 +394,32 @@ CASES = [
                     1, "hi", 1, header=[lp.header("initial", system=None), lp.context()]
                 ),
                 requests=[{"dispatchSeq": 5, "system": ABSENT, "tools": ABSENT}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/assembled-tools-are-in-the-header-and-the-request",
+        contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),
+        requires=LOOP,
+        why=(
+            "The header holds the ordered tool schemas the step assembled (PROMPT-HEADER-"
+            "CANONICAL), and a loop-built request has `tools` exactly when the canonical header "
+            "has them, equal to the header's (ROOT-MODEL): two schemas registered in the agent's "
+            "scope, in name order."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL)), layer="a"),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1,
+                    "hi",
+                    1,
+                    header=[lp.header("initial", tools=[READ_TOOL, WRITE_TOOL]), lp.context()],
+                ),
+                requests=[{"dispatchSeq": 5, "tools": [READ_TOOL, WRITE_TOOL]}],
             ),
         ),
     ),

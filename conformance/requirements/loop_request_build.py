@@ -81,7 +81,10 @@ REQUIREMENTS: Final = (
         "ROOT-MODEL and LOGGEDLOOP-REQUEST-INVARIANT",
         "then `system` and `tools` exactly when the canonical header has them (absent, never "
         "`null`, `''` or `[]`)",
-        cases=("loop/empty-system-and-tools-are-absent-from-header-and-request",),
+        cases=(
+            "loop/empty-system-and-tools-are-absent-from-header-and-request",
+            "loop/assembled-tools-are-in-the-header-and-the-request",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.7",
@@ -155,6 +158,7 @@ REQUIREMENTS: Final = (
         "any other throw",
         cases=(
             "loop/a-route-less-agent-fails-the-build",
+            "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
             "loop/a-throwing-request-hook-fails-the-build",
             "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
         ),

@@ -364,6 +364,42 @@ class _WrongLoop(Driver):
         return self.agent_class(**options)
 
 
+class HalfRouteResolved(_WrongLoop):
+    """A proposal with a provider but no model goes to model resolution before the route check
+    (as if the route needed only one of the two): the provider's adapter is asked first."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            hook = self._request
+
+            async def request(question: Any, proposal: dict[str, Any]) -> dict[str, Any]:
+                proposed = await hook(question, proposal)
+                if proposed.get("provider") and not proposed.get("model"):
+                    await self.resolve(dict(proposed), question.signal)
+                return proposed
+
+            self._request = request
+
+
+class ToolsLeftOutOfTheBuild(_WrongLoop):
+    """A request build ignores the step's assembled tools: neither the header nor the request
+    has any."""
+
+    class agent_class(Agent):
+        async def build_request(
+            self,
+            turn: int,
+            step: int,
+            assembly: Assembly,
+            system: str,
+            messages: list[Json],
+            signal: AbortSignal,
+        ) -> Request:
+            without_tools = dataclasses.replace(assembly, tools=[])
+            return await super().build_request(turn, step, without_tools, system, messages, signal)
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2502,6 +2538,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
+    "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "ToolsLeftOutOfTheBuild": "LOOP-REQUEST-BUILD",
     "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
     "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
     "InjectWakesTheAgent": "PROMPT-STEP-BOUNDARY",
@@ -2689,6 +2727,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[loop/a-throwing-request-hook-fails-the-build]",
         "test_example[loop/a-route-less-agent-fails-the-build]",
         "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
+    ),
+    "ToolsLeftOutOfTheBuild": (
+        "test_example[loop/assembled-tools-are-in-the-header-and-the-request]",
+    ),
+    "HalfRouteResolved": (
+        "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
     "MaxTokensUnchecked": (
         "test_example[loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused]",
