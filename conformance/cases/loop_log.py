@@ -342,6 +342,17 @@ CASES = [
                 "the logged one.",
             ),
             (
+                "keeps-its-own-effort-over-the-logged-one",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                {**lp.CONFIG, "reasoningEffort": "low"},
+                {**lp.CONFIG, "reasoningEffort": "low"},
+                "The agent's own `reasoningEffort` is added to the proposal before the instance "
+                "has written a header and wins over a restored one (PROTOCOL.md, CALL_CONFIG): a "
+                "new instance whose agent sets `low` over a log whose header (same route, not an "
+                "adapter default) has `high` resumes with `low`.",
+            ),
+            (
                 "restores-no-effort-for-another-model",
                 {**lp.CONFIG, "reasoningEffort": "high"},
                 {},

@@ -118,6 +118,7 @@ REQUIREMENTS: Final = (
             "loop/new-instance-restores-the-effort-for-the-same-route",
             "loop/new-instance-restores-no-effort-for-another-model",
             "loop/new-instance-restores-no-adapter-default-effort",
+            "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
         ),
     ),
     Requirement(

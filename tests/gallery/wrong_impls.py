@@ -400,6 +400,25 @@ class ToolsLeftOutOfTheBuild(_WrongLoop):
             return await super().build_request(turn, step, without_tools, system, messages, signal)
 
 
+class RestoredEffortWins(_WrongLoop):
+    """A new instance restores the logged effort (same route, not an adapter default) even over
+    the agent's own `reasoningEffort`."""
+
+    class agent_class(Agent):
+        def _seed(self) -> dict[str, Any]:
+            seed = super()._seed()
+            persisted = self.log.request_header()
+            if (
+                not self._header_logged
+                and persisted is not None
+                and "reasoningEffort" in persisted["config"]
+                and not persisted.get("adapterDefaults", {}).get("reasoningEffort")
+                and all(persisted["config"][key] == seed.get(key) for key in ("provider", "model"))
+            ):
+                seed["reasoningEffort"] = persisted["config"]["reasoningEffort"]
+            return seed
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2539,6 +2558,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "RestoredEffortWins": "LOOP-REQUEST-BUILD",
     "ToolsLeftOutOfTheBuild": "LOOP-REQUEST-BUILD",
     "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
     "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
@@ -2730,6 +2750,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "ToolsLeftOutOfTheBuild": (
         "test_example[loop/assembled-tools-are-in-the-header-and-the-request]",
+    ),
+    "RestoredEffortWins": (
+        "test_example[loop/new-instance-keeps-its-own-effort-over-the-logged-one]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
