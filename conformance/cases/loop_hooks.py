@@ -24,6 +24,8 @@ OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
 #: The model layer's failure a resolution fails with.
 UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
+#: A request that fails before any chunk (the decision then ends the turn with it).
+AUTH_FAILURE = lp.fails("AUTH", "no key")
 #: The failure of a request for a provider without an adapter (its message is free text).
 NO_ADAPTER = {"message": lp.ANY_TEXT, "code": "NO_ADAPTER"}
 HI = {
@@ -448,6 +450,61 @@ CASES = [
                     lp.step_end(1, 1),  # 11
                     lp.turn_end(1),  # 12
                 ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "`inject` places a message for the next step without waking the agent (PROTOCOL.md, "
+            "`inject`; the upstream's `inject`, notes section 5): one injected after a cancel, "
+            "while the cancelled turn's assembly is still held, is not claimed by any turn once "
+            "turn 1 has ended aborted; the agent stays idle."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.listen("hold", s.listener(wait_gate="g"), scope="a"),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-during-a-turn-that-fails-wakes-nothing",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "`inject` places a message for the next step without waking the agent (PROTOCOL.md, "
+            "`inject`): one injected while step 1 streams is left unclaimed when that step's "
+            "request fails and the `agent/request-error` decision ends the turn; no turn starts "
+            "for it."
+        ),
+        ops=(
+            lp.agent(
+                "a", model=[{**AUTH_FAILURE, "waitFor": {"gate": "g"}}], request_error=["end"]
+            ),
+            lp.followup("a", "hi"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, AUTH_FAILURE),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(
+                        1, {"kind": "error", "error": {"message": "no key", "code": "AUTH"}}
+                    ),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),

@@ -23,6 +23,8 @@ REQUIREMENTS: Final = (
             "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
             "loop/a-message-injected-during-a-step-opens-the-next-step",
             "loop/an-injected-message-waits-idle-for-the-next-turn",
+            "loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
+            "loop/a-message-injected-during-a-turn-that-fails-wakes-nothing",
         ),
     ),
     Requirement(

@@ -419,6 +419,26 @@ class RestoredEffortWins(_WrongLoop):
             return seed
 
 
+class CancelWakesForInjected(_WrongLoop):
+    """A cancel leaves the agent set to wake once the cancelled turn ends, so a message injected
+    while it settles starts a turn of its own."""
+
+    class agent_class(Agent):
+        def cancel(self, cause: Json = loop.USER_CANCEL) -> None:
+            super().cancel(cause)
+            self._wake = True
+
+
+class EveryTurnWakesForInjected(_WrongLoop):
+    """Every driver is set to wake when its turns stop, so a message injected into a turn that
+    ends in error starts a turn of its own."""
+
+    class agent_class(Agent):
+        def _start(self) -> None:
+            super()._start()
+            self._wake = True
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2558,6 +2578,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "CancelWakesForInjected": "PROMPT-STEP-BOUNDARY",
+    "EveryTurnWakesForInjected": "PROMPT-STEP-BOUNDARY",
     "RestoredEffortWins": "LOOP-REQUEST-BUILD",
     "ToolsLeftOutOfTheBuild": "LOOP-REQUEST-BUILD",
     "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
@@ -2754,6 +2776,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "RestoredEffortWins": (
         "test_example[loop/new-instance-keeps-its-own-effort-over-the-logged-one]",
     ),
+    "CancelWakesForInjected": (
+        "test_example[loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing]",
+    ),
+    "EveryTurnWakesForInjected": (
+        "test_example[loop/a-message-injected-during-a-turn-that-fails-wakes-nothing]",
+    ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
@@ -2766,7 +2794,10 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "PreStepDecisionWithoutTheTurnSignal": (
         "test_example[loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn]",
     ),
-    "InjectWakesTheAgent": ("test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",),
+    "InjectWakesTheAgent": (
+        "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
+        "test_example[loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing]",
+    ),
     "InjectWaitsForTheNextTurn": (
         "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
         "test_example[loop/a-message-injected-during-a-step-opens-the-next-step]",
