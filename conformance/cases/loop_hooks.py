@@ -22,6 +22,8 @@ CANCEL = ("PROMPT-CANCEL-TEST",)
 OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+#: Another provider with the same model.
+OTHER_PROVIDER = {**lp.CONFIG, "provider": "other"}
 #: The model layer's failure a resolution fails with.
 UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
 #: A request that fails before any chunk (the decision then ends the turn with it).
@@ -314,6 +316,32 @@ CASES = [
                 "a",
                 header={"config": OTHER_MODEL, "system": lp.SYSTEM},
                 context={"provider": "scripted", "model": "m2"},
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-request-hook-switching-only-the-provider-writes-request-context",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "The build writes `request/context` when one of provider, model and contextWindow "
+            "differs from the last one: turn 2's hook switches the provider alone (same model, "
+            "neither adapter has a context window), so turn 2 writes a `change` header and a "
+            "new `request/context` naming the new provider."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                adapters={"scripted": {}, "other": {}},
+                request=["pass", {"set": {"provider": "other"}}],
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.request_state(
+                "a",
+                header={"config": OTHER_PROVIDER, "system": lp.SYSTEM},
+                context=OTHER_PROVIDER,
             ),
         ),
     ),

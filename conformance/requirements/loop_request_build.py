@@ -59,6 +59,7 @@ REQUIREMENTS: Final = (
             "loop/adapter-defaults-are-marked-and-sent",
             "loop/resume-header-for-a-new-loop-over-a-seeded-log",
             "loop/new-instance-with-another-context-window-writes-request-context",
+            "loop/a-request-hook-switching-only-the-provider-writes-request-context",
             "loop/request-state-reads-the-folded-header-and-context",
             "loop/new-instance-restores-no-effort-for-another-model",
             "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
