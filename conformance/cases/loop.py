@@ -290,6 +290,30 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/dispose-of-an-idle-agent-releases-its-scope-at-once",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "`dispose-agent` disposes the agent's scope once its turn has ended, at once when "
+            "none runs (PROTOCOL.md): an idle agent's section is released (one more change "
+            "notification) and an assembly in its scope sees only the global section."
+        ),
+        ops=(
+            lp.agent("a", model=[]),
+            s.section("mine", "mine", 10, "agent-scoped", layer="a"),
+            s.section("shared", "shared", 20, "global"),
+            lp.dispose("a"),
+            s.counts(expect=s.evaluations(changes=3)),
+            s.assemble(
+                "after",
+                "a",
+                expect=s.assembly(
+                    sections=[s.IDENTITY, s.EMPTY_PERSONA, s.entry("shared", "global")]
+                ),
+            ),
+        ),
+    ),
+    Case(
         id="loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
         contracts=CANCEL,
         requires=LOOP,

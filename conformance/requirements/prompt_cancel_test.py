@@ -23,6 +23,7 @@ REQUIREMENTS: Final = (
             "loop/dispose-while-assembly-blocked-aborts-the-turn",
             "loop/dispose-while-a-provider-blocks-aborts-the-turn",
             "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+            "loop/dispose-of-an-idle-agent-releases-its-scope-at-once",
             "loop/cancel-drops-followups-queued-behind-the-turn",
         ),
     ),

@@ -454,6 +454,16 @@ class ProviderNotComparedForContext(_WrongLoop):
                 super()._log_context(config, window)
 
 
+class IdleDisposeKeepsTheScope(_WrongLoop):
+    """`dispose` releases the agent's scope only after a running turn: an idle agent's scope
+    keeps what it holds."""
+
+    class agent_class(Agent):
+        def dispose(self) -> None:
+            self.cancel(loop.DISPOSED)
+            self.disposed = True
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2593,6 +2603,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "IdleDisposeKeepsTheScope": "PROMPT-CANCEL-TEST",
     "ProviderNotComparedForContext": "LOOP-REQUEST-BUILD",
     "CancelWakesForInjected": "PROMPT-STEP-BOUNDARY",
     "EveryTurnWakesForInjected": "PROMPT-STEP-BOUNDARY",
@@ -2800,6 +2811,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "ProviderNotComparedForContext": (
         "test_example[loop/a-request-hook-switching-only-the-provider-writes-request-context]",
+    ),
+    "IdleDisposeKeepsTheScope": (
+        "test_example[loop/dispose-of-an-idle-agent-releases-its-scope-at-once]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
