@@ -240,6 +240,35 @@ CASES = [
             ),
         ),
     ),
+    Case(
+        id="loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A turn ends with the outcome of its last concluded step (`max-tokens` is sticky "
+            "over the turn): step 1 completes, a steer sent while its assembly was blocked opens "
+            "step 2, whose answer is cut at `max-tokens`, so the turn ends `max-tokens`."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, CUT_TEXT]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.steer("a", "also"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1)[:-1],  # 0-10
+                    lp.step_start(1, 2),  # 11
+                    lp.user("also", "#3"),  # 12
+                    *lp.attempt(1, 2, CUT_TEXT),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("hello")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 19
+                ],
+            ),
+        ),
+    ),
     # -- PROMPT-CANCEL-TEST -----------------------------------------------------------------------
     *[
         Case(

@@ -464,6 +464,20 @@ class IdleDisposeKeepsTheScope(_WrongLoop):
             self.disposed = True
 
 
+class FirstConcludedStepEndsTheTurn(_WrongLoop):
+    """A turn ends with the outcome of its first concluded step, not its last one."""
+
+    class agent_class(Agent):
+        async def step(
+            self, turn: int, step: int, assembly: Assembly, signal: AbortSignal
+        ) -> Json | None:
+            outcome = await super().step(turn, step, assembly, signal)
+            first = self.__dict__.setdefault("first_outcomes", {})
+            if outcome is not None:
+                first.setdefault(turn, outcome)
+            return first.get(turn, outcome)
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2603,6 +2617,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "FirstConcludedStepEndsTheTurn": "PROMPT-STEP-BOUNDARY",
     "IdleDisposeKeepsTheScope": "PROMPT-CANCEL-TEST",
     "ProviderNotComparedForContext": "LOOP-REQUEST-BUILD",
     "CancelWakesForInjected": "PROMPT-STEP-BOUNDARY",
@@ -2814,6 +2829,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "IdleDisposeKeepsTheScope": (
         "test_example[loop/dispose-of-an-idle-agent-releases-its-scope-at-once]",
+    ),
+    "FirstConcludedStepEndsTheTurn": (
+        "test_example[loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
