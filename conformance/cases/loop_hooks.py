@@ -12,7 +12,7 @@ from ..judge.case import Case
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
-from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _turn_with_tools
+from .loop import CALL, FOUR, HELLO, RETRY, _answered_turn, _relative, _turn_with_tools
 
 LOOP_12 = ("registry", "loop", "loop-1.2")
 BUILD = ("LOOP-REQUEST-BUILD",)
@@ -533,6 +533,33 @@ CASES = [
                     ),  # 7
                 ],
                 requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "An empty decision after a step that concluded ends the turn with that step's "
+            "outcome; the follow-up queued meanwhile still gets its own turn (PROTOCOL.md, "
+            "`followup`: it queued the message and woke the agent). Step 1 answers, the steer "
+            "sent while its assembly was held opens step 2, whose decision is empty (the steer "
+            "is consumed, not logged), and the follow-up is turn 2."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO], pre_step=["default", "empty", "default"]),
+            s.listen("hold", s.listener(wait_gate="g"), scope="a"),
+            lp.followup("a", "one"),
+            lp.steer("a", "also"),
+            lp.followup("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                ],
             ),
         ),
     ),

@@ -80,6 +80,7 @@ REQUIREMENTS: Final = (
         "an empty decision after a step that concluded ends the turn with that step's outcome "
         "(`max-tokens` is sticky over the turn)",
         cases=(
+            "loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
             "loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens",
             "loop/concluding-tool-ends-the-turn-after-its-step",
             "loop/max-tokens-drops-tool-calls-and-ends-the-turn",

@@ -478,6 +478,27 @@ class FirstConcludedStepEndsTheTurn(_WrongLoop):
             return first.get(turn, outcome)
 
 
+class EmptyDecisionStopsTheDriver(_WrongLoop):
+    """A turn ended by an empty decision (on messages a later step claimed) stops the agent: a
+    follow-up queued meanwhile waits for the next message instead of getting its turn."""
+
+    class agent_class(Agent):
+        stopping = False
+
+        async def pre_step(
+            self, target: Any, turn: int, step: int, signal: AbortSignal
+        ) -> tuple[PreStepDecision, Assembly]:
+            claims = bool(self._inbox.next_step)
+            decision, assembly = await super().pre_step(target, turn, step, signal)
+            empty = isinstance(decision, Enter) and not decision.messages
+            self.stopping = step > 1 and claims and empty
+            return decision, assembly
+
+        async def _turn(self, signal: AbortSignal) -> bool:
+            more = await super()._turn(signal)
+            return more and not self.stopping
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2617,6 +2638,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "EmptyDecisionStopsTheDriver": "PROMPT-STEP-BOUNDARY",
     "FirstConcludedStepEndsTheTurn": "PROMPT-STEP-BOUNDARY",
     "IdleDisposeKeepsTheScope": "PROMPT-CANCEL-TEST",
     "ProviderNotComparedForContext": "LOOP-REQUEST-BUILD",
@@ -2832,6 +2854,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "FirstConcludedStepEndsTheTurn": (
         "test_example[loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens]",
+    ),
+    "EmptyDecisionStopsTheDriver": (
+        "test_example[loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
