@@ -139,6 +139,29 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/the-request-error-decision-is-asked-about-the-failed-attempt",
+        contracts=("LOOP-REQUEST-ERROR-TEST",),
+        requires=LOOP_12,
+        why=(
+            "A failed attempt asks the `agent/request-error` decision, which is told the turn, "
+            "the step and the attempt's failure (PROTOCOL.md, `hook-calls`): turn 2's first "
+            "request fails, the decision retries, the retry answers."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, AUTH_FAILURE, HELLO], request_error=["retry"]),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "requestError": [
+                        {"turn": 2, "step": 1, "failure": {"message": "no key", "code": "AUTH"}}
+                    ]
+                },
+            ),
+        ),
+    ),
+    Case(
         id="loop/a-route-less-agent-fails-the-build",
         contracts=BUILD,
         requires=LOOP_12,
@@ -396,6 +419,35 @@ CASES = [
             ),
             lp.observe(
                 "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-the-request-error-decision-waits-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "The `agent/request-error` decision is given the turn's signal: one waiting for its "
+            "abort settles on a cancel, and the turn ends aborted with the cancel's cause (the "
+            "failed attempt's chunk stays logged; no `assistant/message`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[AUTH_FAILURE],
+                request_error=[{"action": "end", "waitFor": {"abort": True}}],
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, AUTH_FAILURE),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),

@@ -1589,6 +1589,34 @@ class PreStepDecisionWithoutTheTurnSignal(_WrongLoop):
             super().__init__(**{**options, "pre_step": pre_step})
 
 
+class RequestErrorDecisionWithoutTheTurnSignal(_WrongLoop):
+    """The `agent/request-error` decision is given a signal of its own, not the turn's: a
+    decision waiting for the abort never hears of a cancel."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["request_error"]
+            own = AbortController().signal
+
+            async def request_error(question: Any) -> Any:
+                return await decide(dataclasses.replace(question, signal=own))
+
+            super().__init__(**{**options, "request_error": request_error})
+
+
+class RequestErrorTurnMixedUp(_WrongLoop):
+    """The `agent/request-error` decision is told the step's number as the turn."""
+
+    class agent_class(Agent):
+        def __init__(self, **options: Any) -> None:
+            decide = options["request_error"]
+
+            async def request_error(question: Any) -> Any:
+                return await decide(dataclasses.replace(question, turn=question.step))
+
+            super().__init__(**{**options, "request_error": request_error})
+
+
 class InjectWakesTheAgent(_WrongLoop):
     """An injected message wakes an idle agent, as a steer does."""
 
@@ -2638,6 +2666,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "RequestErrorDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
+    "RequestErrorTurnMixedUp": "LOOP-REQUEST-ERROR-TEST",
     "EmptyDecisionStopsTheDriver": "PROMPT-STEP-BOUNDARY",
     "FirstConcludedStepEndsTheTurn": "PROMPT-STEP-BOUNDARY",
     "IdleDisposeKeepsTheScope": "PROMPT-CANCEL-TEST",
@@ -2857,6 +2887,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "EmptyDecisionStopsTheDriver": (
         "test_example[loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup]",
+    ),
+    "RequestErrorDecisionWithoutTheTurnSignal": (
+        "test_example[loop/cancel-while-the-request-error-decision-waits-aborts-the-turn]",
+    ),
+    "RequestErrorTurnMixedUp": (
+        "test_example[loop/the-request-error-decision-is-asked-about-the-failed-attempt]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
