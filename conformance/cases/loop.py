@@ -439,6 +439,34 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A follow-up is queued for a turn of its own (PROTOCOL.md, `followup`), and a turn's "
+            "first step claims at most one next-turn message: two follow-ups sent after a "
+            "cancel, while the cancelled turn's assembly is still held, are turns 2 and 3."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                    *_relative(_answered_turn(3, "three", 3, header=[]), 14),  # 14-23
+                ],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-reaches-a-cooperative-listener-through-the-signal",
         contracts=CANCEL,
         requires=LOOP,

@@ -19,6 +19,7 @@ REQUIREMENTS: Final = (
         "one next-turn message)",
         cases=(
             "loop/burst-of-followups-one-turn-each",
+            "loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each",
             "loop/steer-during-a-step-opens-the-next-step",
             "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
             "loop/a-message-injected-during-a-step-opens-the-next-step",
