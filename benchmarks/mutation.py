@@ -22,6 +22,7 @@ and its map of which tests reach which function, so a later run over other modul
         'jsonschema-rs>=0.61.2,<0.62'
     nice -n 10 python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut reference.session
 
+After cases are added, ``--survivors`` runs again only the mutants the last run left undetected.
 It prints, per module, the counts by status and the score over non-equivalent mutants, then every
 survivor the list does not explain (``mutmut show NAME`` in the work directory shows its diff).
 """
@@ -90,11 +91,12 @@ def prepare(workdir: Path) -> None:
     (workdir / "pyproject.toml").write_text(CONFIG, encoding="utf-8")
 
 
-def run(mutmut: str, workdir: Path, children: int, modules: list[str]) -> None:
-    """Run the mutants of ``modules`` (each against the tests that reach its function)."""
+def run(mutmut: str, workdir: Path, children: int, names: list[str]) -> None:
+    """Run the mutants ``names`` (mutmut globs allowed), each against the tests that reach its
+    function."""
     # CI selects hypothesis' deterministic profile, so a mutant is judged the same every time.
     env = {**os.environ, "CI": "1"}
-    command = [mutmut, "run", "--max-children", str(children), *(f"{m}.*" for m in modules)]
+    command = [mutmut, "run", "--max-children", str(children), *names]
     subprocess.run(command, cwd=workdir, env=env, check=True)
 
 
@@ -168,12 +170,23 @@ def main() -> int:
     parser.add_argument(
         "--report-only", action="store_true", help="print the results of the last run again"
     )
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run again only the mutants of these modules that the last run left undetected "
+        "(after cases were added)",
+    )
     args = parser.parse_args()
     modules = ["reference"] if args.all else args.modules
     if not args.report_only:
+        names = [f"{module}.*" for module in modules]
+        if args.survivors:
+            last = results(args.workdir, modules)
+            names = sorted(name for name, status in last.items() if status in UNDETECTED)
         args.workdir.mkdir(parents=True, exist_ok=True)
         prepare(args.workdir)
-        run(args.mutmut, args.workdir, args.max_children, modules)
+        if names:
+            run(args.mutmut, args.workdir, args.max_children, names)
     report(results(args.workdir, modules))
     return 0
 
