@@ -434,6 +434,47 @@ CASES = [
             ),
         ),
     ),
+    Case(
+        id="loop/compact-replaces-and-cites-exactly-its-positions",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`compact` appends its summary as a surface replace of the nodes at positions "
+            "`start`..`end`, citing each of them (PROTOCOL.md): positions 1..2 of a four-node "
+            "surface are the first answer (seq 9) and the second question (seq 14), so the "
+            "summary replaces 9..14 and cites [9, 14], not the answer after them."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.compact("a", 1, 2),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                    lp.replacing(lp.summary("#5"), 9, 14, [9, 14]),  # 22
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/compact-beyond-the-surface-is-refused",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`compact` answers `surface-replace-invalid` when the surface has no such positions "
+            "(PROTOCOL.md): after one answered turn the surface has two nodes, so positions "
+            "0..2 are refused and nothing is logged."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            lp.followup("a", "one"),
+            lp.compact("a", 0, 2, expect=s.error("surface-replace-invalid")),
+            lp.observe("a", log=_answered_turn(1, "one", 1)),
+        ),
+    ),
     # -- LOOP-RUNTIME-CONTEXT -------------------------------------------------------------------
     Case(
         id="loop/runtime-context-unchanged-over-steps-one-snapshot",

@@ -41,6 +41,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/append-builds-surface-and-messages",
             "session/replace-takes-the-place-of-its-range",
+            "loop/compact-replaces-and-cites-exactly-its-positions",
         ),
         tests=("test_surface_follows_a_plain_list_model",),
     ),
@@ -116,6 +117,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/malformed-surface-ops-are-rejected",
             "session/replace-range-must-be-on-the-surface-in-order",
+            "loop/compact-beyond-the-surface-is-refused",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),

@@ -26,6 +26,7 @@ from reference.config import PromptConfig
 from reference.deepseek import client, failures, sse, translate, wire
 from reference.errors import ContractError
 from reference.harness import Driver
+from reference.harness import loop as loop_harness
 from reference.harness import session as session_harness
 from reference.header import RequestHeader, headers_equal
 from reference.jsonvalue import Json
@@ -510,6 +511,44 @@ class SentAfterCancelForTheNextStep(_WrongLoop):
                 self._wake = True
             else:
                 super()._send(target, message)
+
+
+class CompactCitesTheNextNode(Driver):
+    """A compaction cites the surface node after its range too (allowed by the append rules:
+    a replace must cite at least what it shadows)."""
+
+    def __init__(self) -> None:
+        compact = loop_harness.LoopOps._compact
+
+        def citing_more(self, agent, op):  # type: ignore[no-untyped-def]
+            surface, append = agent.log.surface, agent.append
+
+            def more(type, data, **options):  # type: ignore[no-untyped-def]
+                after = op["end"] + 1
+                if options.get("source_event_seqs") is not None and after < len(surface):
+                    options["source_event_seqs"] = [*options["source_event_seqs"], surface[after]]
+                return append(type, data, **options)
+
+            agent.append = more
+            try:
+                return compact(self, agent, op)
+            finally:
+                del agent.append
+
+        loop_harness.LoopOps._compact = citing_more  # type: ignore[method-assign]
+
+
+class CompactClipsTheEnd(Driver):
+    """A compaction whose `end` lies beyond the surface is clipped to the last node."""
+
+    def __init__(self) -> None:
+        compact = loop_harness.LoopOps._compact
+
+        def clipping(self, agent, op):  # type: ignore[no-untyped-def]
+            last = len(agent.log.surface) - 1
+            return compact(self, agent, {**op, "end": min(op["end"], last)})
+
+        loop_harness.LoopOps._compact = clipping  # type: ignore[method-assign]
 
 
 class HeaderEveryStep(_WrongLoop):
@@ -2679,6 +2718,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "CompactCitesTheNextNode": "ROOT-MODEL",
+    "CompactClipsTheEnd": "ROOT-MODEL",
     "SentAfterCancelForTheNextStep": "PROMPT-STEP-BOUNDARY",
     "RequestErrorDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
     "RequestErrorTurnMixedUp": "LOOP-REQUEST-ERROR-TEST",
@@ -2912,6 +2953,10 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "SentAfterCancelForTheNextStep": (
         "test_example[loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each]",
     ),
+    "CompactCitesTheNextNode": (
+        "test_example[loop/compact-replaces-and-cites-exactly-its-positions]",
+    ),
+    "CompactClipsTheEnd": ("test_example[loop/compact-beyond-the-surface-is-refused]",),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
