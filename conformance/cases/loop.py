@@ -722,6 +722,22 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/assemble-in-an-agents-scope-passes-the-agent",
+        contracts=("DESIGN-SCOPED-LAYERS",),
+        requires=(*LOOP, "registry-1.1", "registry-1.2"),
+        why=(
+            "`assemble` passes `agent` for an agent's own scope (PROTOCOL.md, registry-1.2): an "
+            "assembly op for agent a's scope, outside any turn, gives a provider the agent a as "
+            "both `agent` and `scope`."
+        ),
+        ops=(
+            lp.agent("a", model=[]),
+            s.variable("v", "v", s.provider("V", id="v")),
+            s.assemble("x", "a"),
+            s.received("v", expect=s.calls(s.call("a"))),
+        ),
+    ),
+    Case(
         id="loop/an-agent-with-a-parent-scope-sees-the-parent-layers",
         contracts=("DESIGN-SCOPED-LAYERS",),
         requires=LOOP,

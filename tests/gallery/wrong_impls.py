@@ -551,6 +551,22 @@ class CompactClipsTheEnd(Driver):
         loop_harness.LoopOps._compact = clipping  # type: ignore[method-assign]
 
 
+class AssembleOpPassesNoAgent(Driver):
+    """The `assemble` op passes `{scope, signal}` only, even for an agent's own scope."""
+
+    def __init__(self) -> None:
+        create = loop_harness.LoopOps._create
+
+        def forgetting(self, op):  # type: ignore[no-untyped-def]
+            created = create(self, op)
+            agent = self.agents.get(op["agent"])
+            if agent is not None:
+                self.scenario.agent_scopes.discard(agent.scope)
+            return created
+
+        loop_harness.LoopOps._create = forgetting  # type: ignore[method-assign]
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2718,6 +2734,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
     "CompactCitesTheNextNode": "ROOT-MODEL",
     "CompactClipsTheEnd": "ROOT-MODEL",
     "SentAfterCancelForTheNextStep": "PROMPT-STEP-BOUNDARY",
@@ -2957,6 +2974,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[loop/compact-replaces-and-cites-exactly-its-positions]",
     ),
     "CompactClipsTheEnd": ("test_example[loop/compact-beyond-the-surface-is-refused]",),
+    "AssembleOpPassesNoAgent": ("test_example[loop/assemble-in-an-agents-scope-passes-the-agent]",),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
