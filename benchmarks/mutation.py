@@ -22,7 +22,8 @@ and its map of which tests reach which function, so a later run over other modul
         'jsonschema-rs>=0.61.2,<0.62'
     nice -n 10 python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut reference.session
 
-After cases are added, ``--survivors`` runs again only the mutants the last run left undetected.
+After cases are added, ``--survivors`` runs again only the mutants the last run left undetected
+and the list does not explain.
 It prints, per module, the counts by status and the score over non-equivalent mutants, then every
 survivor the list does not explain (``mutmut show NAME`` in the work directory shows its diff).
 """
@@ -173,16 +174,18 @@ def main() -> int:
     parser.add_argument(
         "--survivors",
         action="store_true",
-        help="run again only the mutants of these modules that the last run left undetected "
-        "(after cases were added)",
+        help="run again only the mutants of these modules that the last run left undetected and "
+        "the list does not call equivalent (after cases were added)",
     )
     args = parser.parse_args()
     modules = ["reference"] if args.all else args.modules
     if not args.report_only:
         names = [f"{module}.*" for module in modules]
         if args.survivors:
-            last = results(args.workdir, modules)
-            names = sorted(name for name, status in last.items() if status in UNDETECTED)
+            last, known = results(args.workdir, modules), equivalent()
+            names = sorted(
+                name for name, status in last.items() if status in UNDETECTED and name not in known
+            )
         args.workdir.mkdir(parents=True, exist_ok=True)
         prepare(args.workdir)
         if names:
