@@ -201,6 +201,27 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-resolution-that-throws-fails-the-build",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — the model resolution throwing something that is not "
+            "the model layer's failure — is not a request error: no decision is asked, no "
+            "header or context is written, and the turn ends `UNKNOWN`."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={lp.CONFIG["provider"]: {"resolve": {"throws": "boom"}}},
+                request_error=["retry"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
         id="loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
         contracts=BUILD,
         requires=LOOP_12,

@@ -163,6 +163,7 @@ REQUIREMENTS: Final = (
             "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
             "loop/a-throwing-request-hook-fails-the-build",
             "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+            "loop/a-resolution-that-throws-fails-the-build",
         ),
     ),
     Requirement(

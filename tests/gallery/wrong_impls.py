@@ -567,6 +567,20 @@ class AssembleOpPassesNoAgent(Driver):
         loop_harness.LoopOps._create = forgetting  # type: ignore[method-assign]
 
 
+class ResolutionThrowUsesTheProposal(_WrongLoop):
+    """A model resolution that throws something other than the model layer's failure is
+    treated like a missing adapter: the proposed config is used unresolved."""
+
+    class agent_class(Agent):
+        async def resolve(self, proposed: dict[str, Any], signal: AbortSignal) -> Any:
+            try:
+                return await super().resolve(proposed, signal)
+            except AdapterFailure:
+                raise
+            except Exception:
+                return loop.Resolution(dict(proposed), {}, None)
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2734,6 +2748,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "ResolutionThrowUsesTheProposal": "LOOP-REQUEST-BUILD",
     "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
     "CompactCitesTheNextNode": "ROOT-MODEL",
     "CompactClipsTheEnd": "ROOT-MODEL",
@@ -2936,6 +2951,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[loop/a-throwing-request-hook-fails-the-build]",
         "test_example[loop/a-route-less-agent-fails-the-build]",
         "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
+        "test_example[loop/a-resolution-that-throws-fails-the-build]",
     ),
     "ToolsLeftOutOfTheBuild": (
         "test_example[loop/assembled-tools-are-in-the-header-and-the-request]",
@@ -2975,6 +2991,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "CompactClipsTheEnd": ("test_example[loop/compact-beyond-the-surface-is-refused]",),
     "AssembleOpPassesNoAgent": ("test_example[loop/assemble-in-an-agents-scope-passes-the-agent]",),
+    "ResolutionThrowUsesTheProposal": (
+        "test_example[loop/a-resolution-that-throws-fails-the-build]",
+    ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
