@@ -201,6 +201,35 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/the-adapters-entry-resolves-defaults-and-context-window",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A config is resolved by its provider's adapter: the `adapters` entry's defaults "
+            "fill what the config leaves out, marked in `adapterDefaults`, and its "
+            "`contextWindow` is what `request/context` reports (PROTOCOL.md, `adapters`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={
+                    lp.CONFIG["provider"]: {"defaults": {"maxTokens": 512}, "contextWindow": 8192}
+                },
+            ),
+            lp.followup("a", "hi"),
+            lp.request_state(
+                "a",
+                header={
+                    "config": {**lp.CONFIG, "maxTokens": 512},
+                    "adapterDefaults": {"maxTokens": True},
+                    "system": lp.SYSTEM,
+                },
+                context={**lp.CONFIG, "contextWindow": 8192},
+            ),
+        ),
+    ),
+    Case(
         id="loop/a-resolution-that-throws-fails-the-build",
         contracts=BUILD,
         requires=LOOP_12,

@@ -73,7 +73,10 @@ REQUIREMENTS: Final = (
         _SECTION,
         "resolved by the model adapter, which fills unset `reasoningEffort`/`maxTokens` from its "
         "defaults and marks them (`adapterDefaults`).",
-        cases=("loop/adapter-defaults-are-marked-and-sent",),
+        cases=(
+            "loop/adapter-defaults-are-marked-and-sent",
+            "loop/the-adapters-entry-resolves-defaults-and-context-window",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.6",

@@ -581,6 +581,21 @@ class ResolutionThrowUsesTheProposal(_WrongLoop):
                 return loop.Resolution(dict(proposed), {}, None)
 
 
+class AdaptersEntryOnlyRoutes(Driver):
+    """An `adapters` entry decides only whether the provider has an adapter: its defaults and
+    context window are never applied."""
+
+    def __init__(self) -> None:
+        resolver = loop_harness.LoopOps._resolver
+
+        def bare(self, adapters):  # type: ignore[no-untyped-def]
+            keep = ("resolve",)
+            entries = {p: {k: v for k, v in e.items() if k in keep} for p, e in adapters.items()}
+            return resolver(self, entries)
+
+        loop_harness.LoopOps._resolver = bare  # type: ignore[method-assign]
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -2748,6 +2763,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
+    "AdaptersEntryOnlyRoutes": "LOOP-REQUEST-BUILD",
     "ResolutionThrowUsesTheProposal": "LOOP-REQUEST-BUILD",
     "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
     "CompactCitesTheNextNode": "ROOT-MODEL",
@@ -2993,6 +3009,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "AssembleOpPassesNoAgent": ("test_example[loop/assemble-in-an-agents-scope-passes-the-agent]",),
     "ResolutionThrowUsesTheProposal": (
         "test_example[loop/a-resolution-that-throws-fails-the-build]",
+    ),
+    "AdaptersEntryOnlyRoutes": (
+        "test_example[loop/the-adapters-entry-resolves-defaults-and-context-window]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
