@@ -5,19 +5,27 @@ cases and the properties, against the reference in-process, as ``dsh-conformance
 never by the project's own unit tests. A surviving mutant is a wrong implementation the suite
 lets pass, unless it is *equivalent* (nothing the protocol can observe changes);
 ``mutation_equivalents.tsv`` beside this script lists those, each with the reason, and the score
-leaves them out. A mutant that makes the suite time out counts as detected.
+leaves them out. A mutant that makes the suite time out counts as detected; a mutant in code that
+no conformance test reaches ("no tests") counts as a survivor.
 
-It takes several minutes on two cores, so it never runs in CI. It never touches the checkout: it
-copies ``reference/`` and ``conformance/`` into a work directory, writes mutmut's configuration
-there, and runs mutmut from a virtual environment of its own:
+It takes long on two cores, so it never runs in CI, and it runs module by module: name the modules
+to mutate (a module or a package, e.g. ``reference.session`` or ``reference.harness``; the loop
+half by default, ``--all`` for every module). mutmut runs each mutant against only the tests that
+reach the mutated function. It never touches the checkout: it copies ``reference/``,
+``conformance/`` and the golden files into a work directory, writes mutmut's configuration there,
+and runs mutmut from a virtual environment of its own; the work directory keeps mutmut's results
+and its map of which tests reach which function, so a later run over other modules reuses them:
 
     python3 -m venv /tmp/mutvenv
     /tmp/mutvenv/bin/pip install mutmut==3.8.1 'pytest>=9.2,<10' 'hypothesis>=6.170,<7' \\
-        'syrupy>=7,<8' 'respx>=0.23.1,<0.24' 'httpx>=0.28.1,<0.29'
-    python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut
+        'syrupy>=7,<8' 'respx>=0.23.1,<0.24' 'httpx>=0.28.1,<0.29' 'jsonschema>=4.26,<5' \\
+        'jsonschema-rs>=0.61.2,<0.62'
+    nice -n 10 python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut reference.session
 
-It prints the counts by status, the score, and every survivor the list does not explain
-(``mutmut show NAME`` in the work directory shows its diff).
+After cases are added, ``--survivors`` runs again only the mutants the last run left undetected
+and the list does not explain.
+It prints, per module, the counts by status and the score over non-equivalent mutants, then every
+survivor the list does not explain (``mutmut show NAME`` in the work directory shows its diff).
 """
 
 from __future__ import annotations
@@ -27,11 +35,22 @@ import json
 import os
 import shutil
 import subprocess
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
+
+#: The loop half of the reference (issue 15): what drives a turn and what a loop writes.
+LOOP_HALF: Final = (
+    "reference.session",
+    "reference.header",
+    "reference.runtime_context",
+    "reference.loop",
+    "reference.inbox",
+    "reference.harness",
+    "reference.deepseek",
+)
 
 CONFIG: Final = """\
 [tool.mutmut]
@@ -52,6 +71,7 @@ STATUS: Final = {
     **dict.fromkeys((-24, 24, 36, 152, 255), "timeout"),
 }
 DETECTED: Final = ("killed", "timeout")
+UNDETECTED: Final = ("survived", "no tests")
 
 
 def equivalent() -> dict[str, str]:
@@ -62,72 +82,115 @@ def equivalent() -> dict[str, str]:
 
 
 def prepare(workdir: Path) -> None:
-    """A fresh copy of the code and the suite, with mutmut's configuration beside it."""
-    if workdir.exists():
-        shutil.rmtree(workdir)
+    """The current code, suite and goldens in the work directory; mutmut's results stay."""
     ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache")
     for package in ("reference", "conformance"):
+        shutil.rmtree(workdir / package, ignore_errors=True)
         shutil.copytree(ROOT / package, workdir / package, ignore=ignore)
+    # Where an installed suite finds its goldens (conformance/run/goldens.py looks there first).
+    shutil.copytree(ROOT / "golden", workdir / "conformance" / "golden", ignore=ignore)
     (workdir / "pyproject.toml").write_text(CONFIG, encoding="utf-8")
 
 
-def run(mutmut: str, workdir: Path, children: int) -> None:
+def run(mutmut: str, workdir: Path, children: int, names: list[str]) -> None:
+    """Run the mutants ``names`` (mutmut globs allowed), each against the tests that reach its
+    function."""
     # CI selects hypothesis' deterministic profile, so a mutant is judged the same every time.
     env = {**os.environ, "CI": "1"}
-    command = [mutmut, "run", "--max-children", str(children)]
-    subprocess.run(command, cwd=workdir, env=env, check=True, stdout=subprocess.DEVNULL)
+    command = [mutmut, "run", "--max-children", str(children), *names]
+    subprocess.run(command, cwd=workdir, env=env, check=True)
 
 
-def results(workdir: Path) -> dict[str, str]:
-    """Every mutant's status, read from the ``.meta`` files mutmut leaves beside the mutants."""
+def module_of(name: str) -> str:
+    """``reference.harness.loop`` for ``reference.harness.loop.xǁLoopǁrun__mutmut_3``."""
+    return name.split(".x", 1)[0]
+
+
+def results(workdir: Path, modules: list[str]) -> dict[str, str]:
+    """The status of every mutant of ``modules``, read from the ``.meta`` files mutmut leaves."""
     statuses: dict[str, str] = {}
-    for meta in sorted((workdir / "mutants" / "reference").glob("*.py.meta")):
+    for meta in sorted((workdir / "mutants" / "reference").rglob("*.py.meta")):
         exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         for name, code in exit_codes.items():
-            statuses[name] = (
-                STATUS.get(code, f"exit code {code}") if code is not None else "not run"
-            )
+            if any(f"{module_of(name)}.".startswith(f"{m}.") for m in modules):
+                statuses[name] = (
+                    STATUS.get(code, f"exit code {code}") if code is not None else "not run"
+                )
     return statuses
+
+
+def score(detected: int, real: int) -> str:
+    return f"{detected}/{detected + real} = {detected / max(detected + real, 1):.1%}"
 
 
 def report(statuses: dict[str, str]) -> None:
     known = equivalent()
-    counts = Counter(statuses.values())
-    survivors = sorted(name for name, status in statuses.items() if status == "survived")
-    real = [name for name in survivors if name not in known]
-    detected = sum(counts[status] for status in DETECTED)
-    print(f"mutants: {len(statuses)}")
-    for status, count in sorted(counts.items()):
-        print(f"  {status}: {count}")
-    judged = detected + len(survivors)
-    print(f"detected / (detected + survived): {detected}/{judged} = {detected / judged:.1%}")
-    non_equivalent = detected + len(real)
-    print(
-        f"non-equivalent kill rate: {detected}/{non_equivalent} = "
-        f"{detected / non_equivalent:.1%} ({len(survivors) - len(real)} equivalent survivors "
-        "left out)"
+    by_module: defaultdict[str, dict[str, str]] = defaultdict(dict)
+    for name, status in statuses.items():
+        by_module[module_of(name)][name] = status
+    print("module: mutants, killed, timeout, survived (no tests), equivalent; score")
+    unexplained: list[str] = []
+    for module, mutants in sorted(by_module.items()):
+        counts = Counter(mutants.values())
+        survivors = [name for name, status in mutants.items() if status in UNDETECTED]
+        real = sorted(name for name in survivors if name not in known)
+        unexplained += real
+        detected = sum(counts[status] for status in DETECTED)
+        others = {s: n for s, n in counts.items() if s not in (*DETECTED, *UNDETECTED)}
+        print(
+            f"  {module}: {len(mutants)}, {counts['killed']}, {counts['timeout']}, "
+            f"{len(survivors)} ({counts['no tests']}), {len(survivors) - len(real)}; "
+            f"non-equivalent detected {score(detected, len(real))}"
+            + (f"; also {others}" if others else "")
+        )
+    survivors_all = {name for name, status in statuses.items() if status in UNDETECTED}
+    detected_all = sum(1 for status in statuses.values() if status in DETECTED)
+    overall = score(detected_all, len(unexplained))
+    print(f"all: {len(statuses)} mutants; non-equivalent detected {overall}")
+    stale = sorted(
+        name
+        for name in set(known) - survivors_all
+        if any(module_of(name) == module_of(seen) for seen in statuses)
     )
-    stale = sorted(set(known) - set(survivors))
     if stale:
         print(f"listed as equivalent but not surviving (remove them): {stale}")
-    print(f"survivors not known to be equivalent ({len(real)}):")
-    for name in real:
+    print(f"survivors not known to be equivalent ({len(unexplained)}):")
+    for name in unexplained:
         print(f"  {name}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "modules", nargs="*", default=list(LOOP_HALF), help="modules or packages to mutate"
+    )
+    parser.add_argument("--all", action="store_true", help="mutate every module of reference/")
     parser.add_argument("--mutmut", default="mutmut", help="the mutmut executable to use")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/dsh-mutation"))
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument(
         "--report-only", action="store_true", help="print the results of the last run again"
     )
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run again only the mutants of these modules that the last run left undetected and "
+        "the list does not call equivalent (after cases were added)",
+    )
     args = parser.parse_args()
+    modules = ["reference"] if args.all else args.modules
     if not args.report_only:
+        names = [f"{module}.*" for module in modules]
+        if args.survivors:
+            last, known = results(args.workdir, modules), equivalent()
+            names = sorted(
+                name for name, status in last.items() if status in UNDETECTED and name not in known
+            )
+        args.workdir.mkdir(parents=True, exist_ok=True)
         prepare(args.workdir)
-        run(args.mutmut, args.workdir, args.max_children)
-    report(results(args.workdir))
+        if names:
+            run(args.mutmut, args.workdir, args.max_children, names)
+    report(results(args.workdir, modules))
     return 0
 
 

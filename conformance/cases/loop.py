@@ -264,6 +264,35 @@ CASES = [
             ),
         ),
     ),
+    Case(
+        id="loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A turn ends with the outcome of its last concluded step (`max-tokens` is sticky "
+            "over the turn): step 1 completes, a steer sent while its assembly was blocked opens "
+            "step 2, whose answer is cut at `max-tokens`, so the turn ends `max-tokens`."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, CUT_TEXT]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.steer("a", "also"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1)[:-1],  # 0-10
+                    lp.step_start(1, 2),  # 11
+                    lp.user("also", "#3"),  # 12
+                    *lp.attempt(1, 2, CUT_TEXT),  # 13-16
+                    lp.assistant(1, 2, [lp.text_block("hello")], "#4", range(13, 17)),  # 17
+                    lp.step_end(1, 2),  # 18
+                    lp.turn_end(1, {"kind": "max-tokens"}),  # 19
+                ],
+            ),
+        ),
+    ),
     # -- PROMPT-CANCEL-TEST -----------------------------------------------------------------------
     *[
         Case(
@@ -310,6 +339,30 @@ CASES = [
                 "a",
                 log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.DISPOSED))],
                 requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/dispose-of-an-idle-agent-releases-its-scope-at-once",
+        contracts=CANCEL,
+        requires=LOOP,
+        why=(
+            "`dispose-agent` disposes the agent's scope once its turn has ended, at once when "
+            "none runs (PROTOCOL.md): an idle agent's section is released (one more change "
+            "notification) and an assembly in its scope sees only the global section."
+        ),
+        ops=(
+            lp.agent("a", model=[]),
+            s.section("mine", "mine", 10, "agent-scoped", layer="a"),
+            s.section("shared", "shared", 20, "global"),
+            lp.dispose("a"),
+            s.counts(expect=s.evaluations(changes=3)),
+            s.assemble(
+                "after",
+                "a",
+                expect=s.assembly(
+                    sections=[s.IDENTITY, s.EMPTY_PERSONA, s.entry("shared", "global")]
+                ),
             ),
         ),
     ),
@@ -406,6 +459,34 @@ CASES = [
                     *_relative(_answered_turn(2, "four", 1), 2),  # 2-13
                 ],
                 requests=[{"dispatchSeq": 7}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A follow-up is queued for a turn of its own (PROTOCOL.md, `followup`), and a turn's "
+            "first step claims at most one next-turn message: two follow-ups sent after a "
+            "cancel, while the cancelled turn's assembly is still held, are turns 2 and 3."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                    *_relative(_answered_turn(3, "three", 3, header=[]), 14),  # 14-23
+                ],
             ),
         ),
     ),
@@ -679,6 +760,22 @@ CASES = [
             s.listen("heard", s.listener(id="heard"), scope="a"),
             lp.followup("a", "hi"),
             s.received("heard", expect=s.calls(s.call("a"))),
+        ),
+    ),
+    Case(
+        id="loop/assemble-in-an-agents-scope-passes-the-agent",
+        contracts=("DESIGN-SCOPED-LAYERS",),
+        requires=(*LOOP, "registry-1.1", "registry-1.2"),
+        why=(
+            "`assemble` passes `agent` for an agent's own scope (PROTOCOL.md, registry-1.2): an "
+            "assembly op for agent a's scope, outside any turn, gives a provider the agent a as "
+            "both `agent` and `scope`."
+        ),
+        ops=(
+            lp.agent("a", model=[]),
+            s.variable("v", "v", s.provider("V", id="v")),
+            s.assemble("x", "a"),
+            s.received("v", expect=s.calls(s.call("a"))),
         ),
     ),
     Case(

@@ -25,10 +25,14 @@ CANCEL = ("PROMPT-CANCEL-TEST",)
 OPENING = [lp.turn_start(1), lp.step_start(1, 1), lp.user("hi", "#1")]
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+#: Another provider with the same model.
+OTHER_PROVIDER = {**lp.CONFIG, "provider": "other"}
 #: The model layer's failure a resolution fails with.
 UNSUPPORTED = {"code": "UNSUPPORTED_REASONING_EFFORT", "message": "not for this model"}
 #: The failure of a resolution whose effort is outside the adapter's set (message free text).
 UNSUPPORTED_EFFORT = {"message": lp.ANY_TEXT, "code": "UNSUPPORTED_REASONING_EFFORT"}
+#: A request that fails before any chunk (the decision then ends the turn with it).
+AUTH_FAILURE = lp.fails("AUTH", "no key")
 #: The failure of a request for a provider without an adapter (its message is free text).
 NO_ADAPTER = {"message": lp.ANY_TEXT, "code": "NO_ADAPTER"}
 #: Two routes, each to a provider with an adapter of its own: its defaults, context window and
@@ -178,6 +182,29 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/the-request-error-decision-is-asked-about-the-failed-attempt",
+        contracts=("LOOP-REQUEST-ERROR-TEST",),
+        requires=LOOP_12,
+        why=(
+            "A failed attempt asks the `agent/request-error` decision, which is told the turn, "
+            "the step and the attempt's failure (PROTOCOL.md, `hook-calls`): turn 2's first "
+            "request fails, the decision retries, the retry answers."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, AUTH_FAILURE, HELLO], request_error=["retry"]),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "requestError": [
+                        {"turn": 2, "step": 1, "failure": {"message": "no key", "code": "AUTH"}}
+                    ]
+                },
+            ),
+        ),
+    ),
+    Case(
         id="loop/a-route-less-agent-fails-the-build",
         contracts=BUILD,
         requires=LOOP_12,
@@ -189,6 +216,78 @@ CASES = [
         ),
         ops=(
             lp.agent("a", model=[HELLO], config={}, request_error=["retry"]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+            lp.hook_calls("a", expect={"requestError": []}),
+        ),
+    ),
+    Case(
+        id="loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — no provider *or* no model after the `agent/request` "
+            "waterfall — ends the turn as for any other throw (`UNKNOWN`) with no header or "
+            "context: the route is checked before model resolution, so the provider's adapter, "
+            "whose resolution would fail with the model layer's failure, is never asked."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                config={"provider": lp.CONFIG["provider"]},
+                adapters={lp.CONFIG["provider"]: {"resolve": {"fails": UNSUPPORTED}}},
+                request_error=["retry"],
+            ),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/the-adapters-entry-resolves-defaults-and-context-window",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A config is resolved by its provider's adapter: the `adapters` entry's defaults "
+            "fill what the config leaves out, marked in `adapterDefaults`, and its "
+            "`contextWindow` is what `request/context` reports (PROTOCOL.md, `adapters`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={
+                    lp.CONFIG["provider"]: {"defaults": {"maxTokens": 512}, "contextWindow": 8192}
+                },
+            ),
+            lp.followup("a", "hi"),
+            lp.request_state(
+                "a",
+                header={
+                    "config": {**lp.CONFIG, "maxTokens": 512},
+                    "adapterDefaults": {"maxTokens": True},
+                    "system": lp.SYSTEM,
+                },
+                context={**lp.CONFIG, "contextWindow": 8192},
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-resolution-that-throws-fails-the-build",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "A request build that fails — the model resolution throwing something that is not "
+            "the model layer's failure — is not a request error: no decision is asked, no "
+            "header or context is written, and the turn ends `UNKNOWN`."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO],
+                adapters={lp.CONFIG["provider"]: {"resolve": {"throws": "boom"}}},
+                request_error=["retry"],
+            ),
             lp.followup("a", "hi"),
             lp.observe("a", log=_failed_build(), requests=[]),
             lp.hook_calls("a", expect={"requestError": []}),
@@ -425,8 +524,8 @@ CASES = [
         requires=LOOP_12,
         why=(
             "An agent whose `maxTokens` is not a positive integer of at most 2^53 - 1 is refused "
-            "when it is created (`agent-config-invalid`, `where`: `maxTokens`); 2^53 - 1 "
-            "itself is accepted."
+            "when it is created (`agent-config-invalid`, `where`: `maxTokens`); 1 and 2^53 - 1 "
+            "themselves are accepted."
         ),
         ops=(
             *[
@@ -439,6 +538,7 @@ CASES = [
                 for index, value in enumerate((0, -1, 1.5, 2**53))
             ],
             lp.agent("ok", model=[], config={**lp.CONFIG, "maxTokens": 2**53 - 1}),
+            lp.agent("one", model=[], config={**lp.CONFIG, "maxTokens": 1}),
         ),
     ),
     Case(
@@ -483,6 +583,32 @@ CASES = [
                 "a",
                 header={"config": OTHER_MODEL, "system": lp.SYSTEM},
                 context={"provider": "scripted", "model": "m2"},
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-request-hook-switching-only-the-provider-writes-request-context",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "The build writes `request/context` when one of provider, model and contextWindow "
+            "differs from the last one: turn 2's hook switches the provider alone (same model, "
+            "neither adapter has a context window), so turn 2 writes a `change` header and a "
+            "new `request/context` naming the new provider."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[HELLO, HELLO],
+                adapters={"scripted": {}, "other": {}},
+                request=["pass", {"set": {"provider": "other"}}],
+            ),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.request_state(
+                "a",
+                header={"config": OTHER_PROVIDER, "system": lp.SYSTEM},
+                context=OTHER_PROVIDER,
             ),
         ),
     ),
@@ -537,6 +663,35 @@ CASES = [
             ),
             lp.observe(
                 "a", log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))], requests=[]
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-while-the-request-error-decision-waits-aborts-the-turn",
+        contracts=CANCEL,
+        requires=LOOP_12,
+        why=(
+            "The `agent/request-error` decision is given the turn's signal: one waiting for its "
+            "abort settles on a cancel, and the turn ends aborted with the cancel's cause (the "
+            "failed attempt's chunk stays logged; no `assistant/message`)."
+        ),
+        ops=(
+            lp.agent(
+                "a",
+                model=[AUTH_FAILURE],
+                request_error=[{"action": "end", "waitFor": {"abort": True}}],
+            ),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, AUTH_FAILURE),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
             ),
         ),
     ),
@@ -710,6 +865,88 @@ CASES = [
                     lp.assistant(1, 1, [lp.text_block("hello")], "#3", range(6, 10)),  # 10
                     lp.step_end(1, 1),  # 11
                     lp.turn_end(1),  # 12
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "`inject` places a message for the next step without waking the agent (PROTOCOL.md, "
+            "`inject`; the upstream's `inject`, notes section 5): one injected after a cancel, "
+            "while the cancelled turn's assembly is still held, is not claimed by any turn once "
+            "turn 1 has ended aborted; the agent stays idle."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.listen("hold", s.listener(wait_gate="g"), scope="a"),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[lp.turn_start(1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
+                requests=[],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-message-injected-during-a-turn-that-fails-wakes-nothing",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "`inject` places a message for the next step without waking the agent (PROTOCOL.md, "
+            "`inject`): one injected while step 1 streams is left unclaimed when that step's "
+            "request fails and the `agent/request-error` decision ends the turn; no turn starts "
+            "for it."
+        ),
+        ops=(
+            lp.agent(
+                "a", model=[{**AUTH_FAILURE, "waitFor": {"gate": "g"}}], request_error=["end"]
+            ),
+            lp.followup("a", "hi"),
+            lp.inject("a", "note"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, AUTH_FAILURE),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(
+                        1, {"kind": "error", "error": {"message": "no key", "code": "AUTH"}}
+                    ),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            "An empty decision after a step that concluded ends the turn with that step's "
+            "outcome; the follow-up queued meanwhile still gets its own turn (PROTOCOL.md, "
+            "`followup`: it queued the message and woke the agent). Step 1 answers, the steer "
+            "sent while its assembly was held opens step 2, whose decision is empty (the steer "
+            "is consumed, not logged), and the follow-up is turn 2."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO], pre_step=["default", "empty", "default"]),
+            s.listen("hold", s.listener(wait_gate="g"), scope="a"),
+            lp.followup("a", "one"),
+            lp.steer("a", "also"),
+            lp.followup("a", "two"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
                 ],
             ),
         ),

@@ -71,6 +71,10 @@ def _resumed_turn(config: Json, resumed: Json) -> list[Json]:
     ]
 
 
+#: Two tool schemas an agent's scope offers (`read` sorts before `write`).
+READ_TOOL = s.schema("read", "Read a file.")
+WRITE_TOOL = s.schema("write", "Write a file.")
+
 CASES = [
     # -- LOOP-REQUEST-BUILD, PROMPT-HEADER-CHANGE-TEST ------------------------------------------
     Case(
@@ -338,6 +342,17 @@ CASES = [
                 "the logged one.",
             ),
             (
+                "keeps-its-own-effort-over-the-logged-one",
+                {**lp.CONFIG, "reasoningEffort": "high"},
+                {},
+                {**lp.CONFIG, "reasoningEffort": "low"},
+                {**lp.CONFIG, "reasoningEffort": "low"},
+                "The agent's own `reasoningEffort` is added to the proposal before the instance "
+                "has written a header and wins over a restored one (PROTOCOL.md, CALL_CONFIG): a "
+                "new instance whose agent sets `low` over a log whose header (same route, not an "
+                "adapter default) has `high` resumes with `low`.",
+            ),
+            (
                 "restores-no-effort-for-another-model",
                 {**lp.CONFIG, "reasoningEffort": "high"},
                 {},
@@ -391,6 +406,73 @@ CASES = [
                 ),
                 requests=[{"dispatchSeq": 5, "system": ABSENT, "tools": ABSENT}],
             ),
+        ),
+    ),
+    Case(
+        id="loop/assembled-tools-are-in-the-header-and-the-request",
+        contracts=("PROMPT-HEADER-CANONICAL", "LOOP-REQUEST-BUILD"),
+        requires=LOOP,
+        why=(
+            "The header holds the ordered tool schemas the step assembled (PROMPT-HEADER-"
+            "CANONICAL), and a loop-built request has `tools` exactly when the canonical header "
+            "has them, equal to the header's (ROOT-MODEL): two schemas registered in the agent's "
+            "scope, in name order."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL)), layer="a"),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=_answered_turn(
+                    1,
+                    "hi",
+                    1,
+                    header=[lp.header("initial", tools=[READ_TOOL, WRITE_TOOL]), lp.context()],
+                ),
+                requests=[{"dispatchSeq": 5, "tools": [READ_TOOL, WRITE_TOOL]}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/compact-replaces-and-cites-exactly-its-positions",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`compact` appends its summary as a surface replace of the nodes at positions "
+            "`start`..`end`, citing each of them (PROTOCOL.md): positions 1..2 of a four-node "
+            "surface are the first answer (seq 9) and the second question (seq 14), so the "
+            "summary replaces 9..14 and cites [9, 14], not the answer after them."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            lp.followup("a", "one"),
+            lp.followup("a", "two"),
+            lp.compact("a", 1, 2),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
+                    lp.replacing(lp.summary("#5"), 9, 14, [9, 14]),  # 22
+                ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/compact-beyond-the-surface-is-refused",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`compact` answers `surface-replace-invalid` when the surface has no such positions "
+            "(PROTOCOL.md): after one answered turn the surface has two nodes, so positions "
+            "0..2 are refused and nothing is logged."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            lp.followup("a", "one"),
+            lp.compact("a", 0, 2, expect=s.error("surface-replace-invalid")),
+            lp.observe("a", log=_answered_turn(1, "one", 1)),
         ),
     ),
     # -- LOOP-RUNTIME-CONTEXT -------------------------------------------------------------------

@@ -73,6 +73,15 @@ def _seeded(seq: int, type: str, data: Json, **metadata: Json) -> Json:
     return {"type": type, "seq": seq, "time": 1_700_000_000_000 + seq, "data": data, **metadata}
 
 
+#: Seeded in place of an event envelope.
+_NOT_OBJECTS: tuple[Json, ...] = (1, "user/message", [], None)
+
+
+def _with_source(data: Json, source: Json) -> Json:
+    """An assistant/message's data with its message's ``source`` replaced."""
+    return {**data, "message": {**data["message"], "source": source}}
+
+
 def _flagged_error(data: Json) -> Json:
     data["message"]["content"][0]["isError"] = True
     return data
@@ -630,7 +639,9 @@ CASES: list[Case] = [
         "seed-malformed-header-is-session-event-invalid",
         SEED_INVALID + " A `request/header` whose `data.header.config` lacks a non-empty string "
         "provider or model, has a reasoningEffort that is not a non-empty string, or whose "
-        "adapterDefaults marks a field `config` does not hold.",
+        "adapterDefaults marks a field `config` does not hold; a header or config that is not an "
+        "object; `adapterDefaults` that is not `{reasoningEffort?: true, maxTokens?: true}` (a "
+        "marker of another field, a list) (PROMPT-HEADER-CANONICAL).",
         [
             s.session_seed(
                 [_seeded(0, "request/header", {"header": header, "reason": "initial"})],
@@ -641,6 +652,13 @@ CASES: list[Case] = [
                 {"config": {"provider": "deepseek", "model": ""}},
                 {"config": {**HEADER_ONE["config"], "reasoningEffort": ""}},
                 {"config": HEADER_ONE["config"], "adapterDefaults": {"maxTokens": True}},
+                "x",
+                {"config": "x"},
+                {
+                    "config": {**HEADER_ONE["config"], "temperature": 0.5},
+                    "adapterDefaults": {"temperature": True},
+                },
+                {"config": HEADER_ONE["config"], "adapterDefaults": []},
             )
         ],
         s.SESSION_1_2,
@@ -649,8 +667,9 @@ CASES: list[Case] = [
         "seed-event-checks-come-before-seq-and-surface",
         "A seed is checked for `session-non-json` first, then for `session-event-invalid` (and "
         "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface "
-        "rules: a malformed event whose seq is not its index, or that breaks a surface rule, is "
-        "`session-event-invalid`.",
+        "rules: a malformed envelope or message whose seq is not its index, or that breaks a "
+        "surface rule, is `session-event-invalid`; a legacy header whose seq is not its index is "
+        "`session-legacy-header`.",
         [
             s.session_seed(
                 [{**_seeded(1, "x/note", {}), "extra": 1}], expect=s.error("session-event-invalid")
@@ -659,8 +678,141 @@ CASES: list[Case] = [
                 [{**_seeded(0, "user/message", U0), "extra": 1}],
                 expect=s.error("session-event-invalid"),
             ),
+            s.session_seed(
+                [_seeded(1, "user/message", {**U0, "id": ""}, surfaceOp="append")],
+                expect=s.error("session-event-invalid"),
+            ),
+            *(
+                s.session_seed([event], expect=s.error("session-legacy-header"))
+                for event in (
+                    _seeded(1, "request/header-delta", {}),
+                    _seeded(1, "request/header", {"header": HEADER_ONE, "reason": "fallback"}),
+                )
+            ),
         ],
         s.SESSION_1_2,
+    ),
+    _case(
+        "seed-optional-field-written-as-null-is-session-event-invalid",
+        SEED_INVALID + " In a serialized log an absent optional field is omitted, never `null`: "
+        "a seeded event whose `surfaceOp` or `sourceEventSeqs` is `null` is malformed, not the "
+        "field left out.",
+        [
+            s.session_seed(
+                [{**_seeded(0, "x/note", {}), "surfaceOp": None}],
+                expect=s.error("session-event-invalid"),
+            ),
+            s.session_seed(
+                [{**_seeded(0, "user/message", U0, surfaceOp="append"), "sourceEventSeqs": None}],
+                expect=s.error("session-event-invalid"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-event-that-is-not-an-object-is-session-event-invalid",
+        SEED_INVALID + " An event is an envelope object: a seeded number, string, list or null "
+        "in its place is malformed.",
+        [
+            s.session_seed([event], expect=s.error("session-event-invalid"))
+            for event in _NOT_OBJECTS
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-message-source-needs-its-kind-and-its-fields",
+        SEED_INVALID + ' An assistant message\'s source is `kind: "model"` *with* non-empty '
+        'string `provider` and `model`; a tool result\'s is `kind: "tool"` *with* a non-empty '
+        "string `callId`: the right fields under another kind, or the right kind without them, "
+        "are malformed.",
+        [
+            s.session_seed(
+                [_seeded(0, "assistant/message", data, surfaceOp="append", sourceEventSeqs=[])],
+                expect=s.error("session-event-invalid"),
+            )
+            for data in (
+                _with_source(s.assistant_message("a0"), {"kind": "model"}),
+                _with_source(
+                    s.assistant_message("a0"),
+                    {"kind": "plugin", "provider": "deepseek", "model": "deepseek-chat"},
+                ),
+            )
+        ]
+        + [
+            s.session_seed(
+                [_seeded(0, "tool/result", {**STEP, "message": message}, surfaceOp="append")],
+                expect=s.error("session-event-invalid"),
+            )
+            for message in (
+                {**RESULT["message"], "source": {"kind": "plugin", "callId": "c1"}},
+                {
+                    **RESULT["message"],
+                    "source": {"kind": "tool", "callId": ""},
+                    "content": [{**RESULT["message"]["content"][0], "toolCallId": ""}],
+                },
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-payload-that-is-not-an-object-is-session-event-invalid",
+        SEED_INVALID + " A `request/header` whose `data` is not an object has no "
+        "`data.header.config`; an `assistant/message` or `tool/result` whose `data` is not an "
+        "object has no `data.message`.",
+        [
+            s.session_seed(
+                [_seeded(0, type, "x", **surface)], expect=s.error("session-event-invalid")
+            )
+            for type, surface in (
+                ("request/header", {}),
+                ("assistant/message", {"surfaceOp": "append"}),
+                ("tool/result", {"surfaceOp": "append"}),
+            )
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-seq-at-the-bound-is-well-formed",
+        "A seeded `seq` is an integer in 0..2^53 - 1: 2^53 - 1 itself is well-formed, so a first "
+        "event with that seq is `seq-not-contiguous` (a well-formed seq that is not its index), "
+        "not `session-event-invalid`.",
+        [
+            s.session_seed(
+                [_seeded(0, "x/note", {}) | {"seq": 2**53 - 1}],
+                expect=s.error("seq-not-contiguous"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-time-at-the-bound-is-accepted",
+        "A seeded `time` is an integer of magnitude at most 2^53 - 1: 2^53 - 1 and -(2^53 - 1) "
+        "are accepted.",
+        [
+            s.session_seed(
+                [
+                    _seeded(0, "x/note", {}) | {"time": 2**53 - 1},
+                    _seeded(1, "x/note", {}) | {"time": -(2**53 - 1)},
+                ]
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "x/note", "seq": 0, "data": {}},
+                    {"type": "x/note", "seq": 1, "data": {}},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                )
+            ),
+        ],
+    ),
+    _case(
+        "empty-seed-gets-end-seed",
+        "A session built over a seed appends `session/end-seed` after it unless the seed already "
+        "ends with one: an empty seed does not, so the log is that one event.",
+        [
+            s.session_append("turn/start", TURN),
+            s.session_seed([]),
+            s.session_log(expect=s.events({"type": "session/end-seed", "seq": 0, "data": {}})),
+        ],
     ),
     _case(
         "seed-keeps-an-ignorable-event",

@@ -156,6 +156,9 @@ REQUIREMENTS: Final = (
         "signal}` there).",
         _SECTION,
         "In the loop, the assembly context carries the agent as both `agent` and `scope`.",
-        cases=("scopes/assemble-passes-no-agent-outside-an-agents-scope",),
+        cases=(
+            "scopes/assemble-passes-no-agent-outside-an-agents-scope",
+            "loop/assemble-in-an-agents-scope-passes-the-agent",
+        ),
     ),
 )

@@ -59,6 +59,7 @@ REQUIREMENTS: Final = (
             "loop/adapter-defaults-are-marked-and-sent",
             "loop/resume-header-for-a-new-loop-over-a-seeded-log",
             "loop/new-instance-with-another-context-window-writes-request-context",
+            "loop/a-request-hook-switching-only-the-provider-writes-request-context",
             "loop/request-state-reads-the-folded-header-and-context",
             "loop/new-instance-restores-no-effort-for-another-model",
             "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
@@ -72,7 +73,10 @@ REQUIREMENTS: Final = (
         _SECTION,
         "resolved by the model adapter, which fills unset `reasoningEffort`/`maxTokens` from its "
         "defaults and marks them (`adapterDefaults`).",
-        cases=("loop/adapter-defaults-are-marked-and-sent",),
+        cases=(
+            "loop/adapter-defaults-are-marked-and-sent",
+            "loop/the-adapters-entry-resolves-defaults-and-context-window",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.6",
@@ -81,7 +85,10 @@ REQUIREMENTS: Final = (
         "ROOT-MODEL and LOGGEDLOOP-REQUEST-INVARIANT",
         "then `system` and `tools` exactly when the canonical header has them (absent, never "
         "`null`, `''` or `[]`)",
-        cases=("loop/empty-system-and-tools-are-absent-from-header-and-request",),
+        cases=(
+            "loop/empty-system-and-tools-are-absent-from-header-and-request",
+            "loop/assembled-tools-are-in-the-header-and-the-request",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.7",
@@ -115,6 +122,7 @@ REQUIREMENTS: Final = (
             "loop/new-instance-restores-the-effort-for-the-same-route",
             "loop/new-instance-restores-no-effort-for-another-model",
             "loop/new-instance-restores-no-adapter-default-effort",
+            "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
         ),
     ),
     Requirement(
@@ -155,8 +163,10 @@ REQUIREMENTS: Final = (
         "any other throw",
         cases=(
             "loop/a-route-less-agent-fails-the-build",
+            "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
             "loop/a-throwing-request-hook-fails-the-build",
             "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+            "loop/a-resolution-that-throws-fails-the-build",
         ),
     ),
     Requirement(

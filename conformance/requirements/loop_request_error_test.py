@@ -30,7 +30,10 @@ REQUIREMENTS: Final = (
         "Each attempt rebuilds the call config (seeded from the folded header), the header "
         "comparison (a `change` header only if different), and the messages derived from the "
         "log … either retries (same turn and step numbers, no new `step/start`)",
-        cases=("loop/retry-keeps-turn-and-step-and-the-rendered-system",),
+        cases=(
+            "loop/retry-keeps-turn-and-step-and-the-rendered-system",
+            "loop/the-request-error-decision-is-asked-about-the-failed-attempt",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-ERROR-TEST.3",

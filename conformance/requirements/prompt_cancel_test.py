@@ -23,6 +23,7 @@ REQUIREMENTS: Final = (
             "loop/dispose-while-assembly-blocked-aborts-the-turn",
             "loop/dispose-while-a-provider-blocks-aborts-the-turn",
             "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+            "loop/dispose-of-an-idle-agent-releases-its-scope-at-once",
             "loop/cancel-drops-followups-queued-behind-the-turn",
         ),
     ),
@@ -58,7 +59,10 @@ REQUIREMENTS: Final = (
         "say it; the upstream notes do, 8.3 row g).",
         "PROMPT-RETRY-BOUNDARY and LOOP-REQUEST-ERROR-TEST",
         "A throw while the turn is being cancelled ends it `aborted` with the cause instead.",
-        cases=("loop/cancel-during-the-request-error-decision-aborts-the-turn",),
+        cases=(
+            "loop/cancel-during-the-request-error-decision-aborts-the-turn",
+            "loop/cancel-while-the-request-error-decision-waits-aborts-the-turn",
+        ),
     ),
     Requirement(
         "PROMPT-CANCEL-TEST.5",

@@ -19,10 +19,13 @@ REQUIREMENTS: Final = (
         "one next-turn message)",
         cases=(
             "loop/burst-of-followups-one-turn-each",
+            "loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each",
             "loop/steer-during-a-step-opens-the-next-step",
             "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
             "loop/a-message-injected-during-a-step-opens-the-next-step",
             "loop/an-injected-message-waits-idle-for-the-next-turn",
+            "loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
+            "loop/a-message-injected-during-a-turn-that-fails-wakes-nothing",
         ),
     ),
     Requirement(
@@ -79,6 +82,8 @@ REQUIREMENTS: Final = (
         "an empty decision after a step that concluded ends the turn with that step's outcome "
         "(`max-tokens` is sticky over the turn)",
         cases=(
+            "loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
+            "loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens",
             "loop/concluding-tool-ends-the-turn-after-its-step",
             "loop/max-tokens-drops-tool-calls-and-ends-the-turn",
             "loop/max-tokens-is-sticky-over-the-turn",

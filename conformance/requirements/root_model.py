@@ -41,6 +41,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/append-builds-surface-and-messages",
             "session/replace-takes-the-place-of-its-range",
+            "loop/compact-replaces-and-cites-exactly-its-positions",
         ),
         tests=("test_surface_follows_a_plain_list_model",),
     ),
@@ -116,6 +117,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/malformed-surface-ops-are-rejected",
             "session/replace-range-must-be-on-the-surface-in-order",
+            "loop/compact-beyond-the-surface-is-refused",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),
@@ -155,6 +157,7 @@ REQUIREMENTS: Final = (
             "session/seed-is-validated-then-end-seed-appended",
             "session/seed-ending-with-end-seed-gets-no-second-one",
             "session/seed-with-end-seed-inside-gets-one-at-the-end",
+            "session/empty-seed-gets-end-seed",
         ),
     ),
     Requirement(
@@ -206,7 +209,13 @@ REQUIREMENTS: Final = (
         "malformed — a key other than `type`, `seq`, `time`, `data`, `surfaceOp`, "
         "`sourceEventSeqs`, `ignorable`; a `type` that is not a string; a `seq` that is not an "
         "integer in 0..2^53 \u2212 1",
-        cases=("session/seed-malformed-envelope-is-session-event-invalid",),
+        cases=(
+            "session/seed-malformed-envelope-is-session-event-invalid",
+            "session/seed-optional-field-written-as-null-is-session-event-invalid",
+            "session/seed-event-that-is-not-an-object-is-session-event-invalid",
+            "session/seed-seq-at-the-bound-is-well-formed",
+            "session/seed-time-at-the-bound-is-accepted",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.19",
@@ -219,7 +228,11 @@ REQUIREMENTS: Final = (
         "a `user/message`, `assistant/message` or `tool/result` whose message (the `data` of a "
         "`user/message`, else `data.message`) is not an object with a non-empty string `id`, "
         "the role its type allows",
-        cases=("session/seed-malformed-message-is-session-event-invalid",),
+        cases=(
+            "session/seed-malformed-message-is-session-event-invalid",
+            "session/seed-message-source-needs-its-kind-and-its-fields",
+            "session/seed-payload-that-is-not-an-object-is-session-event-invalid",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.20",

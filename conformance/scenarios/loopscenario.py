@@ -122,9 +122,11 @@ def dispose(name: str) -> Json:
     return _op("dispose-agent", _UNSET, agent=name)
 
 
-def compact(name: str, start: int, end: int, text: str = "summary") -> Json:
+def compact(
+    name: str, start: int, end: int, text: str = "summary", *, expect: Json = _UNSET
+) -> Json:
     """Replace surface positions ``start``..``end`` of an idle agent with a summary message."""
-    return _op("compact", _UNSET, agent=name, start=start, end=end, text=text)
+    return _op("compact", expect, agent=name, start=start, end=end, text=text)
 
 
 def summary(id: str, text: str = "summary") -> Json:
