@@ -86,6 +86,11 @@ REACHED: Final = {
     "RateLimitUnmapped": "wire",
     "RetryAfterSecondsAsMilliseconds": "wire",
     "RetryAfterDatesIgnored": "wire",
+    "SeedTimeBoundExclusive": "session",
+    "EmptySeedGetsNoEndSeed": "session",
+    "AdaptersEntryOnlyRoutes": "loop",
+    "ProviderNotComparedForContext": "loop",
+    "ToolsLeftOutOfTheBuild": "loop",
     "ParentScopeDropped": "loop",
     "EffortRestoredForAnyRoute": "loop",
     "NewInstanceRestoresTheConfig": "loop",
@@ -148,6 +153,51 @@ def _departure(name: str) -> str:
 
 
 NOT_FOUND_WITHIN_BUDGET: Final = {
+    "SeedNullFieldsAsAbsent": "session: a seeded event with `surfaceOp` or `sourceEventSeqs` "
+    "written as null",
+    "SeedSkipsNonObjects": "session: a seed holding an event that is not an object",
+    "HeaderNotAnObjectIsNonJson": "session: a seeded header, or its `config`, that is not an "
+    "object",
+    "UnknownAdapterDefaultsIgnored": "session: a seeded header whose `adapterDefaults` has a key "
+    "beyond its two markers or is not an object",
+    "AssistantSourceKindOrRoute": "session: a seeded assistant message whose source has the right "
+    "kind but no route, or a route but another kind",
+    "ToolSourceKindOrCallId": "session: a seeded tool result whose source has the right kind but "
+    "no `callId`, or a `callId` but another kind",
+    "PayloadNotAnObjectIsNonJson": "session: a seeded header or message whose `data` is not an "
+    "object",
+    "SeedLegacyCheckedAfterSeq": "session: a seeded legacy header whose seq is also wrong",
+    "SeedMessageShapeCheckedAfterSeq": "session: a seeded malformed message whose seq is also "
+    "wrong",
+    "SeedSeqBoundExclusive": "session: a seeded event whose seq is exactly 2^53 - 1 (generated "
+    "seqs are small)",
+    "CompactCitesTheNextNode": "session: a compaction of a range that ends before the surface's "
+    "last node, then the log read",
+    "CompactClipsTheEnd": "session: a compaction whose `end` lies beyond the surface",
+    "HalfRouteResolved": "loop: an `agent/request` hook that drops the model but keeps the "
+    "provider, with an `adapters` map whose resolution would show it was asked",
+    "ResolutionThrowUsesTheProposal": "loop: an `adapters` resolution that throws a plain error "
+    "(not the model layer's failure), the turn's end compared",
+    "AssembleOpPassesNoAgent": "loop: an `assemble` op in an agent's own scope with a provider "
+    "there that records its calls (generated assemble ops use the global layer or plain scopes)",
+    "SentAfterCancelForTheNextStep": "loop: a cancel, then a follow-up while the cancelled turn "
+    "settles, and the next turn's claimed messages",
+    "RequestErrorDecisionWithoutTheTurnSignal": "loop: a failing request whose request-error "
+    "decision waits for the abort, then a cancel while it waits",
+    "RequestErrorTurnMixedUp": "loop: a request-error decision recorded on a turn whose number "
+    "differs from its step's (turn 2 or later, step 1 is not enough)",
+    "EmptyDecisionStopsTheDriver": "loop: an empty pre-step decision ending a turn after a later "
+    "step claimed its messages, with a follow-up queued meanwhile",
+    "FirstConcludedStepEndsTheTurn": "loop: a multi-step turn whose last step ends differently "
+    "from its first (a tool round trip, then a max-tokens finish)",
+    "IdleDisposeKeepsTheScope": "loop: a registration in an idle agent's scope, `dispose-agent`, "
+    "then `counts` or an assembly in that scope",
+    "CancelWakesForInjected": "loop: a cancel, an `inject` while the cancelled turn settles, and "
+    "no follow-up after it",
+    "EveryTurnWakesForInjected": "loop: a turn ending in error with an `inject` while it runs and "
+    "no follow-up after it",
+    "RestoredEffortWins": "loop: a second agent with a `reasoningEffort` of its own over a log "
+    "whose header holds another, explicit effort for the same route",
     "ListenersGetNoAgent": "loop: a listener registered in an agent's own scope that fails or "
     "answers by whether its context carries the agent, reached by that agent's turn",
     "RouteCheckedWithTheContext": "loop: an agent with no route and no request hook, followed up "
@@ -254,6 +304,11 @@ NOT_FOUND_WITHIN_BUDGET.update(
 )
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
+    "ProviderNotComparedForContext": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: the `request/context` a changed provider must "
+        "write is missing from the events",
+    ),
     "SuppressorIsAFlag": (
         "PROMPT-REGISTRY-CONTRACT",
         "the smallest case shows it in the change notifications: a second suppressor in a layer "
