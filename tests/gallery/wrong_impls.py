@@ -582,8 +582,8 @@ class ResolutionThrowUsesTheProposal(_WrongLoop):
 
 
 class AdaptersEntryOnlyRoutes(Driver):
-    """An `adapters` entry decides only whether the provider has an adapter: its defaults and
-    context window are never applied."""
+    """An `adapters` entry decides only whether the provider has an adapter: its defaults,
+    context window and effort set are never applied."""
 
     def __init__(self) -> None:
         resolver = loop_harness.LoopOps._resolver
@@ -3434,11 +3434,17 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "AdaptersEntryOnlyRoutes": (
         "test_example[loop/the-adapters-entry-resolves-defaults-and-context-window]",
+        "test_example[loop/a-route-switch-is-resolved-by-the-new-providers-adapter]",
+        "test_example[loop/an-adapter-registered-later-resolves-the-next-build]",
+        "test_example[loop/an-effort-outside-the-new-adapters-set-fails-the-build]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
     ),
-    "RouteCheckedWithTheContext": ("test_example[loop/a-route-less-agent-fails-the-build]",),
+    "RouteCheckedWithTheContext": (
+        "test_example[loop/a-route-less-agent-fails-the-build]",
+        "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
+    ),
     "MaxTokensUnchecked": (
         "test_example[loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused]",
     ),
@@ -3671,7 +3677,10 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[deepseek/http-retry-after-header-name-in-any-case]",
     ),
     "SeedSurfaceOpOptional": ("test_example[session/seeded-user-message-needs-a-surface-op]",),
-    "SeedLegacyHeaderAccepted": ("test_example[session/seeded-header-delta-is-legacy]",),
+    "SeedLegacyHeaderAccepted": (
+        "test_example[session/seeded-header-delta-is-legacy]",
+        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
+    ),
     "SeedCitationsTrusted": ("test_example[session/seeded-replace-must-cite-what-it-shadows]",),
     "RejectLogsTheMessage": ("test_example[loop/rejected-decision-consumes-the-message]",),
     "RejectEndsCompleted": (
