@@ -253,7 +253,10 @@ REQUIREMENTS: Final = (
         _LOG,
         "A seed is checked for `session-non-json` first, then for these (and "
         "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface rules.",
-        cases=("session/seed-event-checks-come-before-seq-and-surface",),
+        cases=(
+            "session/seed-event-checks-come-before-seq-and-surface",
+            "session/seed-negative-zero-is-checked-before-seq",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.22",
