@@ -276,4 +276,14 @@ REQUIREMENTS: Final = (
         "or `true`",
         cases=("session/seed-keeps-an-ignorable-event",),
     ),
+    Requirement(
+        "ROOT-MODEL.24",
+        "A loop never writes an optional payload field as `null` (an `assistant/message`'s "
+        "`usage` or `interrupted`, a `tool/result`'s `error` or `meta`, a `request/context`'s "
+        "`contextWindow`): an absent one is left out.",
+        _LOG,
+        "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}` … In a "
+        "serialized log (JSON Lines), an absent optional field is omitted, never `null`",
+        cases=("loop/usage-is-never-logged-as-null",),
+    ),
 )

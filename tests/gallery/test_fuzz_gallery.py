@@ -58,6 +58,7 @@ REACHED: Final = {
     "LastListenerOutermost": "registry",
     "NullToolOrderRejected": "registry",
     "AgentForEveryScope": "registry",
+    "AnswerUsageLoggedAsNull": "loop",
     "HeaderEveryStep": "loop",
     "RenderInsideRetry": "loop",
     "SnapshotEveryStep": "loop",
@@ -164,6 +165,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "`surfaceOp` whose `seq` is not its index (generated seeds hold no -0)",
     "SeedCitationsNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its "
     "`sourceEventSeqs` whose `seq` is not its index (generated seeds hold no -0)",
+    "InterruptedUsageLoggedAsNull": "loop: a reply that streams text and a usage chunk, then "
+    "waits for the abort; a follow-up and a cancel while it waits",
     "AbortedFailureKindMisspelt": "loop: a model reply that fails with code ABORTED while the turn "
     "is not cancelled, then a follow-up and `observe` (generated failures are SERVER or "
     "RATE_LIMIT)",

@@ -684,6 +684,38 @@ class AbortedFailureKindMisspelt(_WrongLoop):
                 yield chunk
 
 
+class _UsageLoggedAsNull(_WrongLoop):
+    """An `assistant/message` whose stream reported usage is logged with `"usage": null` (the
+    mutants `Agent.step` 71 and `Agent._attempt` 42): ``interrupted`` says which messages."""
+
+    interrupted: bool = False
+
+    def make_agent(self, **options: Any) -> Agent:
+        interrupted = self.interrupted
+
+        class Nulling(Agent):
+            def append(self, type: str, data: Json, **surface: Any) -> Any:
+                if (
+                    type == "assistant/message"
+                    and "usage" in data
+                    and data.get("interrupted", False) is interrupted
+                ):
+                    data = {**data, "usage": None}
+                return super().append(type, data, **surface)
+
+        return Nulling(**options)
+
+
+class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
+    """A successful attempt's `assistant/message` carries `"usage": null`."""
+
+
+class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
+    """A cancelled stream's interrupted `assistant/message` carries `"usage": null`."""
+
+    interrupted = True
+
+
 class _RetryAsNewStep(Exception):
     pass
 
@@ -3155,6 +3187,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "NoClearedMarker": "LOOP-RUNTIME-CONTEXT",
     "RetryOpensNewStep": "LOOP-REQUEST-ERROR-TEST",
     "AbortedFailureKindMisspelt": "LOOP-REQUEST-ERROR-TEST",
+    "AnswerUsageLoggedAsNull": "ROOT-MODEL",
+    "InterruptedUsageLoggedAsNull": "ROOT-MODEL",
     "EmptyDecisionFallsBack": "PROMPT-STEP-BOUNDARY",
     "RebuiltMessages": "LOGGEDLOOP-REQUEST-INVARIANT",
     "UnloggedSnapshot": "ROOT-MODEL",
@@ -3366,6 +3400,14 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SeedHeadersUnchecked": (
         "test_example[session/seed-malformed-header-is-session-event-invalid]",
+    ),
+    "AnswerUsageLoggedAsNull": (
+        "test_example[loop/usage-is-never-logged-as-null]",
+        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    ),
+    "InterruptedUsageLoggedAsNull": (
+        "test_example[loop/usage-is-never-logged-as-null]",
+        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
     ),
     "AbortedFailureKindMisspelt": (
         "test_example[loop/adapter-failure-with-code-aborted-ends-the-turn-with-error]",
