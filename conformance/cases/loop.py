@@ -52,6 +52,8 @@ CUT_CALL = {
 #: Two chunks of a text block, then the adapter fails.
 PARTIAL_FAILURE = {**lp.partial("hal"), "fail": {"code": "SERVER", "message": "reset"}}
 del PARTIAL_FAILURE["waitFor"]
+#: Two chunks of a text block, then the adapter fails with code ABORTED, the turn not cancelled.
+ABORTED_FAILURE = {**PARTIAL_FAILURE, "fail": {"code": "ABORTED", "message": "x"}}
 
 
 def _turn_with_tools() -> list[Json]:
@@ -632,6 +634,36 @@ CASES = [
                     ),
                 ],
                 requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "An adapter that fails is logged as one terminal `finish` chunk whose reason is "
+            '`{kind: "error" | "aborted", failure}` (ROOT-MODEL; which of the two for a failure '
+            "with code ABORTED while the turn is not cancelled is not decided, so the finish "
+            "chunk's reason is not compared). Either way the attempt failed: it writes its "
+            "chunks but no `assistant/message`, and the default `agent/request-error` action "
+            '(`end`) ends the turn `{kind: "error", error: <failure>}`, not `completed`.'
+        ),
+        ops=(
+            lp.agent("a", model=[ABORTED_FAILURE]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                types=[
+                    *("turn/start", "step/start", "user/message"),
+                    *("request/header", "request/context"),
+                    *("assistant/chunk",) * 3,
+                    *("step/end", "turn/end"),
+                ],
+                tail=[
+                    lp.step_end(1, 1),
+                    lp.turn_end(1, {"kind": "error", "error": {"message": "x", "code": "ABORTED"}}),
+                ],
             ),
         ),
     ),

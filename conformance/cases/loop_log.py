@@ -26,6 +26,13 @@ DEFAULTED = {**lp.CONFIG, "reasoningEffort": "high", "maxTokens": 4096}
 BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
+#: What a stream reports as its usage.
+USAGE = {"inputTokens": 3, "outputTokens": 1}
+#: A text block, a usage chunk, then a wait for the abort (a cancel cuts the stream there).
+USAGE_THEN_WAIT = {
+    **lp.partial("hal"),
+    "chunks": [*lp.partial("hal")["chunks"], {"type": "usage", "usage": USAGE}],
+}
 
 _ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
 _TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]
@@ -664,4 +671,34 @@ CASES = [
             ),
         )
     ],
+    Case(
+        id="loop/usage-is-never-logged-as-null",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            '`assistant/message` is `{turn, step, message, usage?, interrupted?: true}`, and "an '
+            'absent optional field is omitted, never `null`": whether a message repeats the '
+            "usage its stream reported is not decided (the view compares only the event types), "
+            "but neither the answer of a stream that reported usage nor the interrupted message "
+            "of a cancelled one carries `usage: null` (the suite's fold of the log checks it)."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.answer("hello", usage=USAGE), USAGE_THEN_WAIT]),
+            lp.followup("a", "hi"),
+            lp.followup("a", "again"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                types=[
+                    *("turn/start", "step/start", "user/message"),
+                    *("request/header", "request/context"),
+                    *("assistant/chunk",) * 5,
+                    *("assistant/message", "step/end", "turn/end"),
+                    *("turn/start", "step/start", "user/message"),
+                    *("assistant/chunk",) * 3,
+                    *("assistant/message", "step/end", "turn/end"),
+                ],
+            ),
+        ),
+    ),
 ]

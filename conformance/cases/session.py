@@ -693,6 +693,21 @@ CASES: list[Case] = [
         s.SESSION_1_2,
     ),
     _case(
+        "seed-negative-zero-is-checked-before-seq",
+        "`-0.0` is legal JSON text, but the -0 it parses to is not lossless JSON "
+        "(`session-non-json`, in `data` as in the surface metadata); a seed is checked for "
+        "`session-non-json` first, before `seq-not-contiguous`: a seeded event holding -0 whose "
+        "seq is not its index is `session-non-json`.",
+        [
+            s.session_seed([event], expect=s.error("session-non-json"))
+            for event in (
+                _seeded(1, "x/note", {"v": -0.0}),
+                _seeded(1, "user/message", U0, surfaceOp={**_replace(0, 0), "start": -0.0}),
+                _seeded(1, "user/message", U0, surfaceOp="append", sourceEventSeqs=[-0.0]),
+            )
+        ],
+    ),
+    _case(
         "seed-optional-field-written-as-null-is-session-event-invalid",
         SEED_INVALID + " In a serialized log an absent optional field is omitted, never `null`: "
         "a seeded event whose `surfaceOp` or `sourceEventSeqs` is `null` is malformed, not the "

@@ -7,6 +7,7 @@
 // Exit status: 0 when nothing failed or errored, 1 otherwise, 2 for a usage error or an export
 // this runner does not know (another format or comparison version, an unknown rule).
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -17,6 +18,15 @@ const COMPARISON_VERSION = 1;
 function usage(message) {
   process.stderr.write(`runner.mjs: ${message}\n`);
   process.exit(2);
+}
+
+// The JSON text of a message, the same JSON value as the export's: JSON.stringify writes -0 as
+// 0, which would send a case's -0.0 (legal JSON text that CONTRACTS.md's session log refuses as
+// not lossless JSON) as another value. A -0 is written through a marker no case string holds.
+const NEGATIVE_ZERO = `-0 ${randomUUID()}`;
+function sent(message) {
+  const text = JSON.stringify(message, (_key, v) => (Object.is(v, -0) ? NEGATIVE_ZERO : v));
+  return text.replaceAll(JSON.stringify(NEGATIVE_ZERO), "-0.0");
 }
 
 // -- value equalities ------------------------------------------------------------------------
@@ -453,7 +463,7 @@ class Harness {
   }
 
   async request(message) {
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.child.stdin.write(`${sent(message)}\n`);
     const deadline = Date.now() + this.timeoutMs;
     while (this.lines.length === 0) {
       if (this.closed) throw new Error("the harness closed its standard output");

@@ -15,7 +15,8 @@ The rules, each reported with the event's seq, a rule name and its contract ID (
   null; `seq` equal to the index; lossless JSON; no legacy header format;
 - the surface: eligibility, `surfaceOp`, `sourceEventSeqs`, the replaced range, the citations of a
   replace, the tool-result replacement restriction — one rule name per error kind of CONTRACTS.md;
-- the payloads the folds read (`payload-shape`); event types outside the core vocabulary pass;
+- the payloads the folds read, and (in what a loop wrote) no optional payload field written as
+  null (`payload-shape`); event types outside the core vocabulary pass;
 - header snapshots (PROMPT-HEADER-CANONICAL) and when they are written (LOOP-REQUEST-BUILD,
   PROMPT-HEADER-CHANGE-TEST): a loop instance's first header is `initial` if the log had none,
   else `resume`; later ones are `change` and differ from the folded header; a `request/context`
@@ -174,6 +175,7 @@ class LogFold:
         if admitted and not written:
             self._follow_seeded(event)
         elif admitted:
+            check(self._optional_fields, event)
             check(self._requests, event)
             check(self._steps, event)
             check(self._runtime_context, event)
@@ -281,6 +283,21 @@ class LogFold:
                 )
         elif "surfaceOp" not in event:
             raise _Broken("surface-op-required", f"{type_} is surface-eligible: surfaceOp needed")
+
+    @staticmethod
+    def _optional_fields(event: Json) -> None:
+        """What a loop wrote never holds an optional payload field as null ("an absent optional
+        field is omitted, never `null`"). Reported without refusing the event: what the folds
+        read of it is intact, so the rules after this one still judge it."""
+        data = event["data"]
+        nulls = [
+            key for key in _PAYLOAD_OPTIONAL.get(event["type"], ()) if data.get(key, 0) is None
+        ]
+        if nulls:
+            raise _Broken(
+                "payload-shape",
+                f"{event['type']}: {nulls} written as null (an absent field is omitted)",
+            )
 
     # -- the surface --------------------------------------------------------------------------
 
@@ -506,6 +523,14 @@ _PAYLOAD_KEYS: Final = {
     "tool/result": ("turn", "step", "message"),
     "request/header": ("header", "reason"),
     "request/context": ("provider", "model"),
+}
+#: The optional fields of the core payloads (CONTRACTS.md, "The session log": `usage?`,
+#: `interrupted?`, `error?`, `meta?`, `contextWindow?`): "an absent optional field is omitted, never
+#: `null`", so a loop never writes one as null.
+_PAYLOAD_OPTIONAL: Final = {
+    "assistant/message": ("usage", "interrupted"),
+    "tool/result": ("error", "meta"),
+    "request/context": ("contextWindow",),
 }
 
 

@@ -19,6 +19,7 @@ REQUIREMENTS: Final = (
         "A failed attempt (error or aborted finish) writes its chunks but no `assistant/message`",
         cases=(
             "loop/retry-after-partial-stream-cites-only-its-own-chunks",
+            "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
             "loop/unretried-failure-ends-the-turn-with-error",
         ),
     ),
@@ -41,7 +42,10 @@ REQUIREMENTS: Final = (
         '`{kind: "error", error: <failure>}`.',
         _SECTION,
         'or ends the turn `{kind: "error", error: <failure>}`',
-        cases=("loop/unretried-failure-ends-the-turn-with-error",),
+        cases=(
+            "loop/unretried-failure-ends-the-turn-with-error",
+            "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-ERROR-TEST.4",

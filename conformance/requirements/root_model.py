@@ -253,7 +253,10 @@ REQUIREMENTS: Final = (
         _LOG,
         "A seed is checked for `session-non-json` first, then for these (and "
         "`session-legacy-header`), then for `seq-not-contiguous`, then against the surface rules.",
-        cases=("session/seed-event-checks-come-before-seq-and-surface",),
+        cases=(
+            "session/seed-event-checks-come-before-seq-and-surface",
+            "session/seed-negative-zero-is-checked-before-seq",
+        ),
     ),
     Requirement(
         "ROOT-MODEL.22",
@@ -272,5 +275,15 @@ REQUIREMENTS: Final = (
         "`ignorable` is reserved and never written by the loop … `ignorable` other than absent "
         "or `true`",
         cases=("session/seed-keeps-an-ignorable-event",),
+    ),
+    Requirement(
+        "ROOT-MODEL.24",
+        "A loop never writes an optional payload field as `null` (an `assistant/message`'s "
+        "`usage` or `interrupted`, a `tool/result`'s `error` or `meta`, a `request/context`'s "
+        "`contextWindow`): an absent one is left out.",
+        _LOG,
+        "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}` … In a "
+        "serialized log (JSON Lines), an absent optional field is omitted, never `null`",
+        cases=("loop/usage-is-never-logged-as-null",),
     ),
 )

@@ -58,6 +58,7 @@ REACHED: Final = {
     "LastListenerOutermost": "registry",
     "NullToolOrderRejected": "registry",
     "AgentForEveryScope": "registry",
+    "AnswerUsageLoggedAsNull": "loop",
     "HeaderEveryStep": "loop",
     "RenderInsideRetry": "loop",
     "SnapshotEveryStep": "loop",
@@ -208,6 +209,17 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "while it waits",
     "SeedCitationsTrusted": "session: a seeded replace whose `sourceEventSeqs` cite a range other "
     "than the one it shadows, with every other rule kept",
+    "SeedDataNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its `data` whose "
+    "`seq` is not its index (generated seeds hold no -0)",
+    "SeedSurfaceOpNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its "
+    "`surfaceOp` whose `seq` is not its index (generated seeds hold no -0)",
+    "SeedCitationsNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its "
+    "`sourceEventSeqs` whose `seq` is not its index (generated seeds hold no -0)",
+    "InterruptedUsageLoggedAsNull": "loop: a reply that streams text and a usage chunk, then "
+    "waits for the abort; a follow-up and a cancel while it waits",
+    "AbortedFailureKindMisspelt": "loop: a model reply that fails with code ABORTED while the turn "
+    "is not cancelled, then a follow-up and `observe` (generated failures are SERVER or "
+    "RATE_LIMIT)",
     "DisposesTheScopeAtOnce": "loop: a registration in the agent's scope, a gated listener there, "
     "a follow-up, `dispose-agent`, then `counts` or an assembly there before the gate opens",
     "ResumeSkipped": "loop: a turn of the first agent, then a turn of a second agent seeded with "

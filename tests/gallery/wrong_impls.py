@@ -670,6 +670,52 @@ class NoClearedMarker(_WrongLoop):
             return super().propose_context(assembly)
 
 
+class AbortedFailureKindMisspelt(_WrongLoop):
+    """An adapter failure taken as an abort is logged with the finish kind `"ABORTED"` (the
+    failure's code, not a reason kind), so the loop takes the attempt for a success: it writes an
+    `assistant/message` and the turn ends `completed` (the mutants `Agent._chunks` 14 and 15)."""
+
+    class agent_class(Agent):
+        async def _chunks(self, request: Request, signal: AbortSignal) -> AsyncGenerator[Json]:
+            async for chunk in super()._chunks(request, signal):
+                reason = chunk.get("reason") if chunk.get("type") == "finish" else None
+                if isinstance(reason, dict) and reason.get("kind") == "aborted":
+                    chunk = {**chunk, "reason": {**reason, "kind": "ABORTED"}}
+                yield chunk
+
+
+class _UsageLoggedAsNull(_WrongLoop):
+    """An `assistant/message` whose stream reported usage is logged with `"usage": null` (the
+    mutants `Agent.step` 71 and `Agent._attempt` 42): ``interrupted`` says which messages."""
+
+    interrupted: bool = False
+
+    def make_agent(self, **options: Any) -> Agent:
+        interrupted = self.interrupted
+
+        class Nulling(Agent):
+            def append(self, type: str, data: Json, **surface: Any) -> Any:
+                if (
+                    type == "assistant/message"
+                    and "usage" in data
+                    and data.get("interrupted", False) is interrupted
+                ):
+                    data = {**data, "usage": None}
+                return super().append(type, data, **surface)
+
+        return Nulling(**options)
+
+
+class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
+    """A successful attempt's `assistant/message` carries `"usage": null`."""
+
+
+class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
+    """A cancelled stream's interrupted `assistant/message` carries `"usage": null`."""
+
+    interrupted = True
+
+
 class _RetryAsNewStep(Exception):
     pass
 
@@ -1361,6 +1407,52 @@ class SeedMessageShapeCheckedAfterSeq(SeedChecksKindAfterSeq):
     """A seeded message whose seq is not its index is `seq-not-contiguous`, malformed or not."""
 
     kinds = ("user/message", "assistant/message", "tool/result")
+
+
+class _SeedNonJsonCheckedAfterSeq(Driver):
+    """A seeded event's ``field`` is checked for `session-non-json` only when the event is
+    admitted onto the log, after its seq was compared with its index (the mutants
+    `SessionLog._admit_seeded` 15-17 and 25-35: the seed's own check reads no such field)."""
+
+    field: str = "data"
+
+    def __init__(self) -> None:
+        check, admit = session._check_lossless, SessionLog._admit
+        position = ("data", "surfaceOp", "sourceEventSeqs").index(self.field)
+        admitting = [0]
+
+        def admitted(log, *args, **kwargs):  # type: ignore[no-untyped-def]
+            admitting[0] += 1
+            try:
+                return admit(log, *args, **kwargs)
+            finally:
+                admitting[0] -= 1
+
+        def late(type, data, surface_op, source_event_seqs, where):  # type: ignore[no-untyped-def]
+            values = [data, surface_op, source_event_seqs]
+            if not admitting[0]:
+                values[position] = None
+            check(type, *values, where)
+
+        SessionLog._admit = admitted  # type: ignore[method-assign]
+        session._check_lossless = late
+
+
+class SeedDataNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
+    """A seeded event with -0 in `data` whose seq is not its index is `seq-not-contiguous`."""
+
+
+class SeedSurfaceOpNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
+    """A seeded event with -0 in `surfaceOp` whose seq is not its index is `seq-not-contiguous`."""
+
+    field = "surfaceOp"
+
+
+class SeedCitationsNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
+    """A seeded event with -0 in `sourceEventSeqs` whose seq is not its index is
+    `seq-not-contiguous`."""
+
+    field = "sourceEventSeqs"
 
 
 def _config_object(header: Json) -> bool:
@@ -3094,6 +3186,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "SnapshotEveryStep": "LOOP-RUNTIME-CONTEXT",
     "NoClearedMarker": "LOOP-RUNTIME-CONTEXT",
     "RetryOpensNewStep": "LOOP-REQUEST-ERROR-TEST",
+    "AbortedFailureKindMisspelt": "LOOP-REQUEST-ERROR-TEST",
+    "AnswerUsageLoggedAsNull": "ROOT-MODEL",
+    "InterruptedUsageLoggedAsNull": "ROOT-MODEL",
     "EmptyDecisionFallsBack": "PROMPT-STEP-BOUNDARY",
     "RebuiltMessages": "LOGGEDLOOP-REQUEST-INVARIANT",
     "UnloggedSnapshot": "ROOT-MODEL",
@@ -3137,6 +3232,9 @@ WRONG_IMPLEMENTATIONS: Final = {
     "PayloadNotAnObjectIsNonJson": "ROOT-MODEL",
     "SeedLegacyCheckedAfterSeq": "ROOT-MODEL",
     "SeedMessageShapeCheckedAfterSeq": "ROOT-MODEL",
+    "SeedDataNonJsonCheckedAfterSeq": "ROOT-MODEL",
+    "SeedSurfaceOpNonJsonCheckedAfterSeq": "ROOT-MODEL",
+    "SeedCitationsNonJsonCheckedAfterSeq": "ROOT-MODEL",
     "SeedSeqBoundExclusive": "ROOT-MODEL",
     "SeedTimeBoundExclusive": "ROOT-MODEL",
     "EmptySeedGetsNoEndSeed": "ROOT-MODEL",
@@ -3303,7 +3401,29 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "SeedHeadersUnchecked": (
         "test_example[session/seed-malformed-header-is-session-event-invalid]",
     ),
-    "SeedSeqCheckedFirst": ("test_example[session/seed-event-checks-come-before-seq-and-surface]",),
+    "AnswerUsageLoggedAsNull": (
+        "test_example[loop/usage-is-never-logged-as-null]",
+        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    ),
+    "InterruptedUsageLoggedAsNull": (
+        "test_example[loop/usage-is-never-logged-as-null]",
+        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    ),
+    "AbortedFailureKindMisspelt": (
+        "test_example[loop/adapter-failure-with-code-aborted-ends-the-turn-with-error]",
+    ),
+    "SeedSeqCheckedFirst": (
+        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
+        "test_example[session/seed-negative-zero-is-checked-before-seq]",
+    ),
+    **{
+        name: ("test_example[session/seed-negative-zero-is-checked-before-seq]",)
+        for name in (
+            "SeedDataNonJsonCheckedAfterSeq",
+            "SeedSurfaceOpNonJsonCheckedAfterSeq",
+            "SeedCitationsNonJsonCheckedAfterSeq",
+        )
+    },
     "SeedDropsIgnorable": ("test_example[session/seed-keeps-an-ignorable-event]",),
     "EndSeedAnywhereInTheSeed": (
         "test_example[session/seed-with-end-seed-inside-gets-one-at-the-end]",
@@ -3328,6 +3448,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SeedMessageShapeCheckedAfterSeq": (
         "test_example[session/seed-event-checks-come-before-seq-and-surface]",
+        "test_example[session/seed-negative-zero-is-checked-before-seq]",
     ),
     "HeaderNotAnObjectIsNonJson": (
         "test_example[session/seed-malformed-header-is-session-event-invalid]",
