@@ -41,7 +41,10 @@ REQUIREMENTS: Final = (
         '`{kind: "error", error: <failure>}`.',
         _SECTION,
         'or ends the turn `{kind: "error", error: <failure>}`',
-        cases=("loop/unretried-failure-ends-the-turn-with-error",),
+        cases=(
+            "loop/unretried-failure-ends-the-turn-with-error",
+            "loop/an-unscripted-request-error-decision-ends-the-turn",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-ERROR-TEST.4",

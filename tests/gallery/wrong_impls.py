@@ -596,6 +596,86 @@ class AdaptersEntryOnlyRoutes(Driver):
         loop_harness.LoopOps._resolver = bare  # type: ignore[method-assign]
 
 
+class ToolResultErrorFlagDropped(Driver):
+    """TOOL_RESULT's `isError` is never passed on: every scripted result is an ordinary one."""
+
+    def __init__(self) -> None:
+        tools = loop_harness._scripted_tools
+
+        def plain(results, wait):  # type: ignore[no-untyped-def]
+            return tools([{k: v for k, v in r.items() if k != "isError"} for r in results], wait)
+
+        loop_harness._scripted_tools = plain
+
+
+class EmptyDecisionWithoutAList(Driver):
+    """An `empty` DECISION hands the loop no message list at all (not an empty one), which a
+    step the loop opens anyway (a continuation) cannot enter."""
+
+    def __init__(self) -> None:
+        pre_step = loop_harness._scripted_pre_step
+
+        def listless(decisions, wait, calls):  # type: ignore[no-untyped-def]
+            decide = pre_step(decisions, wait, calls)
+
+            async def decision(question, default):  # type: ignore[no-untyped-def]
+                decided = await decide(question, default)
+                empty = isinstance(decided, Enter) and decided is not default
+                return Enter(None) if empty else decided  # type: ignore[arg-type]
+
+            return decision
+
+        loop_harness._scripted_pre_step = listless
+
+
+class DecisionObjectReadAsDefault(Driver):
+    """A DECISION object `{"decision", "waitFor"?}` waits, then takes the default decision
+    whatever it names."""
+
+    def __init__(self) -> None:
+        pre_step = loop_harness._scripted_pre_step
+
+        def defaulting(decisions, wait, calls):  # type: ignore[no-untyped-def]
+            read = [
+                {**d, "decision": "default"} if isinstance(d, dict) and "decision" in d else d
+                for d in decisions
+            ]
+            return pre_step(read, wait, calls)
+
+        loop_harness._scripted_pre_step = defaulting
+
+
+class RequestHookWithoutSetThrows(Driver):
+    """A REQUEST_HOOK object with neither `set` nor `throws` throws instead of returning the
+    proposal as offered."""
+
+    def __init__(self) -> None:
+        request = loop_harness._scripted_request
+
+        def strict(hooks, wait, calls):  # type: ignore[no-untyped-def]
+            read = [
+                {**h, "throws": "nothing to set"}
+                if isinstance(h, dict) and not {"set", "throws"} & set(h)
+                else h
+                for h in hooks
+            ]
+            return request(read, wait, calls)
+
+        loop_harness._scripted_request = strict
+
+
+class RequestErrorScriptOverrun(Driver):
+    """Past the end of the `requestError` script the decision throws, instead of `end`."""
+
+    def __init__(self) -> None:
+        request_error = loop_harness._scripted_request_error
+
+        def overrun(actions, wait, calls):  # type: ignore[no-untyped-def]
+            return request_error([*actions, *[{"throws": "no action"}] * 8], wait, calls)
+
+        loop_harness._scripted_request_error = overrun
+
+
 class HeaderEveryStep(_WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -3158,6 +3238,11 @@ WRONG_IMPLEMENTATIONS: Final = {
     "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
     "HalfRouteResolved": "LOOP-REQUEST-BUILD",
     "AdaptersEntryOnlyRoutes": "LOOP-REQUEST-BUILD",
+    "ToolResultErrorFlagDropped": "PROMPT-STEP-BOUNDARY",
+    "EmptyDecisionWithoutAList": "PROMPT-STEP-BOUNDARY",
+    "DecisionObjectReadAsDefault": "PROMPT-STEP-BOUNDARY",
+    "RequestHookWithoutSetThrows": "LOOP-REQUEST-BUILD",
+    "RequestErrorScriptOverrun": "LOOP-REQUEST-ERROR-TEST",
     "ResolutionThrowUsesTheProposal": "LOOP-REQUEST-BUILD",
     "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
     "CompactCitesTheNextNode": "ROOT-MODEL",
@@ -3434,6 +3519,21 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "AdaptersEntryOnlyRoutes": (
         "test_example[loop/the-adapters-entry-resolves-defaults-and-context-window]",
+    ),
+    "ToolResultErrorFlagDropped": (
+        "test_example[loop/a-tool-result-marked-as-an-error-is-logged-as-one]",
+    ),
+    "EmptyDecisionWithoutAList": (
+        "test_example[loop/an-empty-decision-still-opens-a-continuation-step]",
+    ),
+    "DecisionObjectReadAsDefault": (
+        "test_example[loop/a-decision-object-decides-by-its-decision]",
+    ),
+    "RequestHookWithoutSetThrows": (
+        "test_example[loop/a-request-hook-that-only-waits-passes-the-proposal]",
+    ),
+    "RequestErrorScriptOverrun": (
+        "test_example[loop/an-unscripted-request-error-decision-ends-the-turn]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
