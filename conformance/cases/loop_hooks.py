@@ -970,6 +970,11 @@ CASES = [
     ),
 ]
 
+#: The snapshot of a `clock` context reading "noon", as `hook-calls` records it (no `id`).
+_SNAPSHOT_PROPOSED = {
+    key: value for key, value in lp.snapshot("", ("clock", "noon"))["data"].items() if key != "id"
+}
+
 #: A tool result the runtime reports as an error (TOOL_RESULT `isError: true`).
 _ERROR_RESULT = lp.tool_result("no such tool", is_error=True)
 
@@ -1055,6 +1060,30 @@ CASES += [
             lp.followup("a", "hi"),
             s.open_gate("g"),
             lp.observe("a", log=_answered_turn(1, "hi", 1), requests=[{"dispatchSeq": 5}]),
+        ),
+    ),
+    Case(
+        id="loop/hook-calls-record-the-snapshot-the-default-decision-proposes",
+        contracts=("LOOP-RUNTIME-CONTEXT",),
+        requires=LOOP_12,
+        why=(
+            "The proposed runtime-context message is the last message of the default pre-step "
+            "decision, after the claimed ones; `hook-calls` records it as `proposed` (PROTOCOL.md: "
+            "the runtime-context message the default decision adds after the claimed ones, "
+            "without its id). A context in force on the first step proposes its snapshot."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.context("clock", "clock", 0, "noon"),
+            lp.followup("a", "hi"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "preStep": [
+                        {"turn": 1, "step": 1, "claimed": [HI], "proposed": _SNAPSHOT_PROPOSED}
+                    ]
+                },
+            ),
         ),
     ),
     Case(

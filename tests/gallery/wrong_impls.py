@@ -27,6 +27,7 @@ from reference.deepseek import client, failures, sse, translate, wire
 from reference.errors import ContractError
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
+from reference.harness import registry as registry_harness
 from reference.harness import session as session_harness
 from reference.header import RequestHeader, headers_equal
 from reference.jsonvalue import Json
@@ -674,6 +675,56 @@ class RequestErrorScriptOverrun(Driver):
             return request_error([*actions, *[{"throws": "no action"}] * 8], wait, calls)
 
         loop_harness._scripted_request_error = overrun
+
+
+class ListenerFailureUnscripted(Driver):
+    """A LISTENER's `fails` is reported as a registry contract error (`invalid-order`) instead
+    of the scripted failure: the harness misfiles its own throw. (In a loop any throw ends the
+    turn `UNKNOWN`, so only an `assemble` op shows it.)"""
+
+    def __init__(self) -> None:
+        listen = registry_harness.RegistryOps._listen
+
+        def listening(self, op):  # type: ignore[no-untyped-def]
+            registry_ = self.scenario.registry
+            add = registry_.add_assemble_listener
+
+            def adding(listener, scope):  # type: ignore[no-untyped-def]
+                async def failing(payload, context, next_):  # type: ignore[no-untyped-def]
+                    try:
+                        return await listener(payload, context, next_)
+                    except registry_harness.ScriptedFailure as error:
+                        raise ContractError("invalid-order", str(error)) from None
+
+                return add(failing, scope=scope)
+
+            registry_.add_assemble_listener = adding
+            try:
+                listen(self, op)
+            finally:
+                del registry_.add_assemble_listener
+
+        registry_harness.RegistryOps._listen = listening  # type: ignore[method-assign]
+
+
+class HookCallsProposeNothing(Driver):
+    """`hook-calls` records every pre-step call's `proposed` as null, the runtime-context
+    snapshot the default decision adds included."""
+
+    def __init__(self) -> None:
+        pre_step = loop_harness._scripted_pre_step
+
+        def forgetting(decisions, wait, calls):  # type: ignore[no-untyped-def]
+            decide = pre_step(decisions, wait, calls)
+
+            async def decision(question, default):  # type: ignore[no-untyped-def]
+                decided = await decide(question, default)
+                calls[-1]["proposed"] = None
+                return decided
+
+            return decision
+
+        loop_harness._scripted_pre_step = forgetting
 
 
 class HeaderEveryStep(_WrongLoop):
@@ -3243,6 +3294,8 @@ WRONG_IMPLEMENTATIONS: Final = {
     "DecisionObjectReadAsDefault": "PROMPT-STEP-BOUNDARY",
     "RequestHookWithoutSetThrows": "LOOP-REQUEST-BUILD",
     "RequestErrorScriptOverrun": "LOOP-REQUEST-ERROR-TEST",
+    "ListenerFailureUnscripted": "PROMPT-ASSEMBLY-PIPELINE",
+    "HookCallsProposeNothing": "LOOP-RUNTIME-CONTEXT",
     "ResolutionThrowUsesTheProposal": "LOOP-REQUEST-BUILD",
     "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
     "CompactCitesTheNextNode": "ROOT-MODEL",
@@ -3534,6 +3587,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "RequestErrorScriptOverrun": (
         "test_example[loop/an-unscripted-request-error-decision-ends-the-turn]",
+    ),
+    "ListenerFailureUnscripted": (
+        "test_example[pipeline/a-throwing-listener-rejects-the-assembly]",
+    ),
+    "HookCallsProposeNothing": (
+        "test_example[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
     ),
     "HalfRouteResolved": (
         "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
