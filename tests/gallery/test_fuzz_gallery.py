@@ -186,6 +186,11 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "wait released) where the default decision would enter a message",
     "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only (generated "
     "hook objects always carry `set` or `throws`)",
+    "ListenerFailureUnscripted": "registry or loop: a LISTENER with `fails` (generation adds one "
+    "to a listener 1 time in 12, loop-1.2 only), then an `assemble` op it rejects outside a turn "
+    "(inside one any throw ends the turn UNKNOWN alike)",
+    "HookCallsProposeNothing": "loop: a context registered before a turn, then `hook-calls`, "
+    "whose `proposed` is the snapshot",
     "AssembleOpPassesNoAgent": "loop: an `assemble` op in an agent's own scope with a provider "
     "there that records its calls (generated assemble ops use the global layer or plain scopes)",
     "SentAfterCancelForTheNextStep": "loop: a cancel, then a follow-up while the cancelled turn "
