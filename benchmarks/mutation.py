@@ -5,8 +5,12 @@ cases and the properties, against the reference in-process, as ``dsh-conformance
 never by the project's own unit tests. A surviving mutant is a wrong implementation the suite
 lets pass, unless it is *equivalent* (nothing the protocol can observe changes);
 ``mutation_equivalents.tsv`` beside this script lists those, each with the reason, and the score
-leaves them out. A mutant that makes the suite time out counts as detected; a mutant in code that
-no conformance test reaches ("no tests") counts as a survivor.
+leaves them out. The list also names the mutants of the stdio entry (``serve``/``main``) that
+the suite judges only when the harness runs as its own process (``dsh-reference-harness``, which
+the mutation run does not use: it judges the mutated code in-process); their reasons start with
+"reached only through the subprocess transport", and they are counted apart from the equivalent
+ones and left out of the score. A mutant that makes the suite time out counts as detected; a
+mutant in code that no conformance test reaches ("no tests") counts as a survivor.
 
 It takes long on two cores, so it never runs in CI, and it runs module by module: name the modules
 to mutate (a module or a package, e.g. ``reference.session`` or ``reference.harness``; the loop
@@ -119,6 +123,11 @@ def results(workdir: Path, modules: list[str]) -> dict[str, str]:
     return statuses
 
 
+#: How a reason in the list starts when the mutant is no equivalent but is judged only where the
+#: harness runs as its own process (``serve``/``main``): counted apart, left out of the score.
+SUBPROCESS_ONLY: Final = "reached only through the subprocess transport"
+
+
 def score(detected: int, real: int) -> str:
     return f"{detected}/{detected + real} = {detected / max(detected + real, 1):.1%}"
 
@@ -128,18 +137,25 @@ def report(statuses: dict[str, str]) -> None:
     by_module: defaultdict[str, dict[str, str]] = defaultdict(dict)
     for name, status in statuses.items():
         by_module[module_of(name)][name] = status
-    print("module: mutants, killed, timeout, survived (no tests), equivalent; score")
+    print(
+        "module: mutants, killed, timeout, survived (no tests), equivalent, "
+        "subprocess transport only; score"
+    )
     unexplained: list[str] = []
     for module, mutants in sorted(by_module.items()):
         counts = Counter(mutants.values())
         survivors = [name for name, status in mutants.items() if status in UNDETECTED]
         real = sorted(name for name in survivors if name not in known)
         unexplained += real
+        subprocess_only = sum(
+            1 for name in survivors if known.get(name, "").startswith(SUBPROCESS_ONLY)
+        )
         detected = sum(counts[status] for status in DETECTED)
         others = {s: n for s, n in counts.items() if s not in (*DETECTED, *UNDETECTED)}
         print(
             f"  {module}: {len(mutants)}, {counts['killed']}, {counts['timeout']}, "
-            f"{len(survivors)} ({counts['no tests']}), {len(survivors) - len(real)}; "
+            f"{len(survivors)} ({counts['no tests']}), "
+            f"{len(survivors) - len(real) - subprocess_only}, {subprocess_only}; "
             f"non-equivalent detected {score(detected, len(real))}"
             + (f"; also {others}" if others else "")
         )

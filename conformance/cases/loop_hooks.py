@@ -969,3 +969,147 @@ CASES = [
         ),
     ),
 ]
+
+#: The snapshot of a `clock` context reading "noon", as `hook-calls` records it (no `id`).
+_SNAPSHOT_PROPOSED = {
+    key: value for key, value in lp.snapshot("", ("clock", "noon"))["data"].items() if key != "id"
+}
+
+#: A tool result the runtime reports as an error (TOOL_RESULT `isError: true`).
+_ERROR_RESULT = lp.tool_result("no such tool", is_error=True)
+
+
+def _turn_with_an_error_result() -> list[Json]:
+    """`_turn_with_tools`, the tool's result being an error: the logged block says so."""
+    events = _turn_with_tools()
+    result = lp.tool_result_event(1, 1, "c1", "no such tool", "#3", 10)
+    result["data"]["message"]["content"][0]["isError"] = True
+    return [*events[:11], result, *events[12:]]
+
+
+# Cases the mutation run of the reference harness showed missing (issue 15 §3): each checks how
+# PROTOCOL.md defines a scripted op, through the loop rule it feeds.
+CASES += [
+    Case(
+        id="loop/a-tool-result-marked-as-an-error-is-logged-as-one",
+        contracts=STEP,
+        requires=("registry", "loop"),
+        why=(
+            "TOOL_RESULT `isError: true` (PROTOCOL.md) is a result the tool runtime reports as "
+            "an error: its `tool/result` message's tool-result block carries `isError: true`, "
+            "and, the step having run a tool call without concluding, a continuation step "
+            "follows."
+        ),
+        ops=(
+            lp.agent("a", model=[CALL, FOUR], tools=[_ERROR_RESULT]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=_turn_with_an_error_result(),
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 14}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-empty-decision-still-opens-a-continuation-step",
+        contracts=STEP,
+        requires=("registry", "loop"),
+        why=(
+            "An admitted decision opens `step/start` when the previous step of the turn ran tool "
+            "calls without concluding the turn, even with no message: an `empty` decision "
+            "(PROTOCOL.md DECISION: enter with no messages) after the tool step opens step 2 "
+            "and the turn goes on exactly as with the default decision."
+        ),
+        ops=(
+            lp.agent(
+                "a", model=[CALL, FOUR], tools=[lp.tool_result("4")], pre_step=["default", "empty"]
+            ),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a", log=_turn_with_tools(), requests=[{"dispatchSeq": 5}, {"dispatchSeq": 14}]
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-decision-object-decides-by-its-decision",
+        contracts=STEP,
+        requires=LOOP_12,
+        why=(
+            'DECISION `{"decision": "reject"}` (PROTOCOL.md, 1.2: the object form, its `waitFor` '
+            "optional) is the `reject` decision: the turn's first decision rejects, so the turn "
+            'ends `{kind: "blocked"}` with no model call.'
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], pre_step=[{"decision": "reject"}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", tail=[lp.turn_end(1, lp.BLOCKED)], requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-request-hook-that-only-waits-passes-the-proposal",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "REQUEST_HOOK `{waitFor}` with neither `throws` nor `set` (PROTOCOL.md: an object "
+            "with any of them) waits, then returns the proposal with no field set: what the "
+            "waterfall returns is what is resolved and sent, so once the gate opens the turn "
+            "is the plain answered one."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"waitFor": {"gate": "g"}}]),
+            lp.followup("a", "hi"),
+            s.open_gate("g"),
+            lp.observe("a", log=_answered_turn(1, "hi", 1), requests=[{"dispatchSeq": 5}]),
+        ),
+    ),
+    Case(
+        id="loop/hook-calls-record-the-snapshot-the-default-decision-proposes",
+        contracts=("LOOP-RUNTIME-CONTEXT",),
+        requires=LOOP_12,
+        why=(
+            "The proposed runtime-context message is the last message of the default pre-step "
+            "decision, after the claimed ones; `hook-calls` records it as `proposed` (PROTOCOL.md: "
+            "the runtime-context message the default decision adds after the claimed ones, "
+            "without its id). A context in force on the first step proposes its snapshot."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO]),
+            s.context("clock", "clock", 0, "noon"),
+            lp.followup("a", "hi"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "preStep": [
+                        {"turn": 1, "step": 1, "claimed": [HI], "proposed": _SNAPSHOT_PROPOSED}
+                    ]
+                },
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-unscripted-request-error-decision-ends-the-turn",
+        contracts=RETRY,
+        requires=("registry", "loop"),
+        why=(
+            "ACTION: one per failed attempt in order, then `end` (PROTOCOL.md): with none "
+            "scripted, the failed attempt's decision ends the turn "
+            '`{kind: "error", error: <failure>}`.'
+        ),
+        ops=(
+            lp.agent("a", model=[AUTH_FAILURE, HELLO]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, AUTH_FAILURE),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(
+                        1, {"kind": "error", "error": {"message": "no key", "code": "AUTH"}}
+                    ),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+]

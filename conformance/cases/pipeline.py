@@ -436,6 +436,22 @@ CASES: list[Case] = [
             s.counts(expect=s.evaluations(clock=2)),
         ),
     ),
+    # -- a listener that throws (LISTENER `fails`, loop-1.2) -------------------------------------
+    Case(
+        id="pipeline/a-throwing-listener-rejects-the-assembly",
+        contracts=PIPELINE,
+        requires=("registry", "loop", "loop-1.2"),
+        why=(
+            "The waterfall's result is the assembly's: a listener that throws instead of "
+            "returning one (PROTOCOL.md, LISTENER `fails`: it throws an error with that message, "
+            "the assembly rejects) rejects the assembly, which `assemble` answers with the "
+            "scripted failure's kind, `scripted-failure`."
+        ),
+        ops=(
+            s.listen("bad", {"fails": "boom"}),
+            s.assemble("a", expect=s.error("scripted-failure")),
+        ),
+    ),
     # -- a listener that does not call next ------------------------------------------------
     Case(
         id="pipeline/listener-without-next-owns-the-result",

@@ -97,7 +97,10 @@ REQUIREMENTS: Final = (
         _SECTION,
         "Each attempt's call config is proposed, may be replaced by the `agent/request` "
         "waterfall, and is then resolved by the model adapter",
-        cases=("loop/a-request-hook-switching-the-model-sticks-for-later-turns",),
+        cases=(
+            "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
+            "loop/a-request-hook-that-only-waits-passes-the-proposal",
+        ),
     ),
     Requirement(
         "LOOP-REQUEST-BUILD.8",

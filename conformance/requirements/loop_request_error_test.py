@@ -45,6 +45,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/unretried-failure-ends-the-turn-with-error",
             "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
+            "loop/an-unscripted-request-error-decision-ends-the-turn",
         ),
     ),
     Requirement(

@@ -98,7 +98,10 @@ REQUIREMENTS: Final = (
         "The proposed message is the last message of the default pre-step decision.",
         _SECTION,
         "It is the last message of the default pre-step decision.",
-        cases=("loop/runtime-context-unchanged-over-steps-one-snapshot",),
+        cases=(
+            "loop/runtime-context-unchanged-over-steps-one-snapshot",
+            "loop/hook-calls-record-the-snapshot-the-default-decision-proposes",
+        ),
     ),
     Requirement(
         "LOOP-RUNTIME-CONTEXT.8",

@@ -87,6 +87,7 @@ REQUIREMENTS: Final = (
             "pipeline/waterfall-result-is-authoritative",
             "pipeline/waterfall-may-remove-append-replace",
             "pipeline/listener-without-next-owns-the-result",
+            "pipeline/a-throwing-listener-rejects-the-assembly",
         ),
     ),
     Requirement(

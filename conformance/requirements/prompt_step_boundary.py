@@ -49,6 +49,8 @@ REQUIREMENTS: Final = (
             "loop/concluding-tool-ends-the-turn-after-its-step",
             "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
             "loop/a-message-injected-during-a-step-opens-the-next-step",
+            "loop/an-empty-decision-still-opens-a-continuation-step",
+            "loop/a-tool-result-marked-as-an-error-is-logged-as-one",
         ),
         tests=("test_golden_tool_round_trip_messages",),
     ),
@@ -63,6 +65,7 @@ REQUIREMENTS: Final = (
             "loop/rejected-first-decision-blocks",
             "loop/rejected-decision-consumes-the-message",
             "loop/rejected-decision-after-a-step-blocks",
+            "loop/a-decision-object-decides-by-its-decision",
         ),
     ),
     Requirement(

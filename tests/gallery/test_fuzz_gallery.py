@@ -90,6 +90,8 @@ REACHED: Final = {
     "SeedTimeBoundExclusive": "session",
     "EmptySeedGetsNoEndSeed": "session",
     "AdaptersEntryOnlyRoutes": "loop",
+    "ToolResultErrorFlagDropped": "loop",
+    "RequestErrorScriptOverrun": "loop",
     "ProviderNotComparedForContext": "loop",
     "ToolsLeftOutOfTheBuild": "loop",
     "ParentScopeDropped": "loop",
@@ -179,6 +181,17 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "provider, with an `adapters` map whose resolution would show it was asked",
     "ResolutionThrowUsesTheProposal": "loop: an `adapters` resolution that throws a plain error "
     "(not the model layer's failure), the turn's end compared",
+    "EmptyDecisionWithoutAList": "loop: a tool call that does not conclude the turn, then an "
+    "`empty` pre-step decision for the continuation step",
+    "DecisionObjectReadAsDefault": "loop: a DECISION object naming `reject` or `empty` (with its "
+    "wait released) where the default decision would enter a message",
+    "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only (generated "
+    "hook objects always carry `set` or `throws`)",
+    "ListenerFailureUnscripted": "registry or loop: a LISTENER with `fails` (generation adds one "
+    "to a listener 1 time in 12, loop-1.2 only), then an `assemble` op it rejects outside a turn "
+    "(inside one any throw ends the turn UNKNOWN alike)",
+    "HookCallsProposeNothing": "loop: a context registered before a turn, then `hook-calls`, "
+    "whose `proposed` is the snapshot",
     "AssembleOpPassesNoAgent": "loop: an `assemble` op in an agent's own scope with a provider "
     "there that records its calls (generated assemble ops use the global layer or plain scopes)",
     "SentAfterCancelForTheNextStep": "loop: a cancel, then a follow-up while the cancelled turn "
@@ -341,6 +354,11 @@ FOUND_UNDER: Final = {
         "PROMPT-STEP-BOUNDARY",
         "the smallest case shows it in the messages the next turn claims (PROMPT-STEP-BOUNDARY's "
         "claim): the follow-up queued before the cancel is still there and is logged",
+    ),
+    "ToolResultErrorFlagDropped": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: the `tool/result` event's tool-result block "
+        "lacks `isError: true`, which the log comparison files under ROOT-MODEL",
     ),
     "ForgetsTheSignal": (
         "PROMPT-RETRY-BOUNDARY",
