@@ -3711,6 +3711,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "RequestErrorScriptOverrun": (
         "test_example[loop/an-unscripted-request-error-decision-ends-the-turn]",
+        "test_example[loop/adapter-failure-with-code-aborted-ends-the-turn-with-error]",
     ),
     "ListenerFailureUnscripted": (
         "test_example[pipeline/a-throwing-listener-rejects-the-assembly]",
@@ -3977,6 +3978,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SnapshotLoggedNotSent": (
         "test_loop_invariant[loop/a-message-injected-during-a-step-opens-the-next-step]",
+        "test_loop_invariant[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
         "test_loop_invariant[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
         "test_loop_invariant[loop/an-injected-message-waits-idle-for-the-next-turn]",
         "test_loop_invariant[loop/runtime-context-kept-by-a-replacement-that-spares-it]",
