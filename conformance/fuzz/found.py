@@ -181,6 +181,10 @@ def _event_contracts(event: Json) -> list[str]:
     if isinstance(source, dict) and source.get("plugin") == _RUNTIME_CONTEXT_PLUGIN:
         return ["LOOP-RUNTIME-CONTEXT"]
     kind = event.get("type") if isinstance(event, dict) else None
+    if kind == "user/message" and isinstance(event.get("surfaceOp"), dict):
+        # A replacement (a compaction's summary): what it shadows and cites is ROOT-MODEL's
+        # append rules' business.
+        return ["ROOT-MODEL"]
     if kind == "turn/end" and isinstance(data, dict) and isinstance(data.get("reason"), dict):
         return list(_TURN_END_CONTRACTS.get(data["reason"].get("kind"), _TURN_END_OTHER))
     return list(_EVENT_CONTRACTS.get(kind, ())) if isinstance(kind, str) else []

@@ -1,7 +1,7 @@
 """Hypothesis strategies for whole scenarios: op sequences over the protocol's ops.
 
-Four families, each a strategy of op lists (`scenarios`); the ops of protocol 1.2 are drawn only
-when both implementations declare their capability (`EXTENDS`):
+Four families, each a strategy of op lists (`scenarios`); the ops of protocols 1.2 and 1.3 are
+drawn only when both implementations declare their capability (`EXTENDS`):
 
 - ``registry``: scopes, the five kinds of registration in any layer, releases, scope disposal,
   change observers that throw, waterfall listeners (``before`` and after edits, short-circuits,
@@ -9,8 +9,9 @@ when both implementations declare their capability (`EXTENDS`):
   of an assembly), assemblies (aborted, awaited), renders, mutations, counts and calls received;
 - ``session``: appends (valid ones, and ones that break exactly one append rule), surface
   replaces, runtime-context snapshots, the projection, header canonical form and equality;
-  with ``session-1.2``, seeds (well-formed ones, and ones with one malformed event, or one whose
-  malformed event also breaks a rule checked after it) and options given as ``undefined``;
+  with ``session-1.2``, seeds of every core event kind (well-formed ones, and ones with one
+  malformed event, each defect kind ROOT-MODEL lists, or one whose malformed event also breaks a
+  rule checked after it) and options given as ``undefined``;
 - ``loop``: up to two agents over the shared registry, with scripted replies (answers, tool calls,
   failures, streams cut off or waiting for the abort), tool results, pre-step and request-error
   decisions (some waiting on gates), follow-ups, steers, cancels and disposals at every point the
@@ -20,7 +21,10 @@ when both implementations declare their capability (`EXTENDS`):
   ``agent/request`` waterfall (route and field changes, waits, throws), pre-step decisions and
   request-error actions that wait or throw, tools that wait or throw, listeners that fail, the
   ``adapters`` map (defaults, context windows, resolutions that wait, fail or throw, a provider
-  with no adapter), refused agents (``maxTokens``), ``inject`` and ``request-state``.
+  with no adapter), refused agents (``maxTokens``), ``inject`` and ``request-state``; with
+  ``loop-1.3``, the ``agent/turn-stopping`` hook (passing, or waiting while a cancel or a message
+  arrives), adapters' effort sets (``efforts``) and adapters registered after the agent exists
+  (``register-adapter``, for a provider its map does not have yet).
 
 - ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
   (`conformance.fuzz.wire`).
@@ -166,11 +170,19 @@ RESOLVES: Final = (
 )
 #: 1.2: the providers a call configuration may name; ``other`` has an adapter only sometimes.
 PROVIDERS: Final = ("scripted", "other")
-#: Each family's capabilities of protocol 1.2, whose ops it draws when both sides declare them.
+#: The seeded event types whose message is checked (`_Session._malform`), and those whose
+#: ``data`` must be an object for the checks to reach it.
+MESSAGE_TYPES: Final = ("user/message", "assistant/message", "tool/result")
+PAYLOAD_TYPES: Final = ("request/header", "assistant/message", "tool/result")
+#: 1.3: adapters' effort sets (ADAPTERS_ENTRY ``efforts``): the configs' efforts are ``high`` and
+#: the defaults' ``low``, so each set passes some and refuses others.
+EFFORTS: Final = (["low"], ["off", "max"], ["low", "high"])
+#: Each family's capabilities of protocol 1.2 and 1.3, whose ops it draws when both sides declare
+#: them.
 EXTENDS: Final[dict[str, tuple[str, ...]]] = {
     "registry": ("registry-1.2",),
     "session": ("session-1.2",),
-    "loop": ("loop-1.2", "registry-1.2"),
+    "loop": ("loop-1.2", "registry-1.2", "loop-1.3"),
     "wire": (),
 }
 
@@ -218,6 +230,11 @@ class _Builder:
         self.has_tools = False
         #: Section and context texts: in a loop, mostly ones that render, so that turns run.
         self.texts: tuple[str, ...] = TEXTS
+        #: 1.3: per agent created with ``adapters``, the providers that have one so far (a
+        #: `register-adapter` is drawn only for a provider that has none).
+        self.adapter_maps: dict[str, set[str]] = {}
+        #: 1.3: agents whose first `agent/turn-stopping` hook waits.
+        self.stopping_agents: list[str] = []
         #: Context registrations that may have been accepted: releasing one between turns is a
         #: runtime-context change (LOOP-RUNTIME-CONTEXT: the cleared marker, a new snapshot).
         self.contexts: list[str] = []
@@ -537,8 +554,18 @@ class _Builder:
         if later and self.chance(30):
             config["provider"] = self.pick(PROVIDERS)
             options["adapters"] = self.adapters()
+            efforts = options["adapters"].get(config["provider"], {}).get("efforts")
+            if efforts is not None and self.chance(50):  # an effort its own set refuses
+                refused_efforts = [e for e in ("high", "low", "max") if e not in efforts]
+                config["reasoningEffort"] = self.pick(refused_efforts)
+            if not refused:
+                self.adapter_maps[name] = set(options["adapters"])
         elif self.chance(25):
             options["adapter"] = self.pick(ADAPTERS)
+        if self.has("loop-1.3") and self.chance(30):
+            options["turn_stopping"] = [self.stopping() for _ in range(self.between(1, 2))]
+            if not refused and isinstance(options["turn_stopping"][0], dict):
+                self.stopping_agents.append(name)
         if self.agents and (seeded or self.chance(50)):
             options["seed"] = {"agent": self.agents[0]}
         elif self.chance(20):
@@ -605,14 +632,68 @@ class _Builder:
         for provider in PROVIDERS:
             if provider == "other" and self.chance(50):
                 continue
-            entry: Json = dict(self.pick(({}, *ADAPTERS)))
-            if self.chance(25):
-                resolve: Json = dict(self.pick(({}, *RESOLVES)))
-                if self.chance(40):
-                    resolve["waitFor"] = self.wait()
-                entry["resolve"] = resolve
-            adapters[provider] = entry
+            adapters[provider] = self.adapter_entry()
         return adapters
+
+    def adapter_entry(self) -> Json:
+        """An ADAPTERS_ENTRY: defaults, a context window, a resolution that may wait, fail or
+        throw, and with loop-1.3 an effort set (`EFFORTS`)."""
+        entry: Json = dict(self.pick(({}, *ADAPTERS)))
+        if self.chance(25):
+            resolve: Json = dict(self.pick(({}, *RESOLVES)))
+            if self.chance(40):
+                resolve["waitFor"] = self.wait()
+            entry["resolve"] = resolve
+        if self.has("loop-1.3") and self.chance(50):
+            entry["efforts"] = list(self.pick(EFFORTS))
+        return entry
+
+    def stopping(self) -> Json:
+        """A STOPPING of the `agent/turn-stopping` hook (loop-1.3): pass, or wait for a gate or
+        the turn's abort, so that a cancel or a next-step message can arrive meanwhile."""
+        return {"waitFor": self.wait()} if self.chance(70) else "pass"
+
+    def register_adapter(self) -> None:
+        """1.3: an adapter registered for a live agent created with ``adapters``, for a provider
+        that has none yet (PROTOCOL.md: "A provider that has an adapter is not given one
+        again"); the agent's later resolutions use it."""
+        if not self.has("loop-1.3"):
+            return
+        open_ = [
+            (agent, provider)
+            for agent in self.live_agents()
+            for provider in PROVIDERS
+            if provider not in self.adapter_maps.get(agent, PROVIDERS)
+        ]
+        if open_:
+            agent, provider = self.pick(open_)
+            if self.chance(50):  # a turn that resolves without it first
+                self.ops.append(lp.followup(agent, "before"))
+            self.adapter_maps[agent].add(provider)
+            self.ops.append(lp.register_adapter(agent, provider, self.adapter_entry()))
+            if self.chance(70):  # and one that resolves with it
+                self.ops.append(lp.followup(agent, "after"))
+
+    def stopping_round(self) -> None:
+        """1.3: a turn of an agent whose first turn-stopping hook waits, and while it waits a
+        cancel or a next-step message (PROTOCOL.md: "checks cancellation ... then ends unless a
+        next-step message now waits"), then the gates opened."""
+        live = [agent for agent in self.stopping_agents if agent in self.live_agents()]
+        if not live:
+            return
+        agent = self.pick(live)
+        self.ops.append(lp.followup(agent, "go"))
+        meanwhile = self.pick(["cancel", "steer", "inject", "none"])
+        if meanwhile == "cancel":
+            self.ops.append(lp.cancel(agent, self.pick(CAUSES)))
+        elif meanwhile == "steer" or (meanwhile == "inject" and not self.has("loop-1.2")):
+            self.ops.append(lp.steer(agent, "meanwhile"))
+        elif meanwhile == "inject":
+            self.ops.append(lp.inject(agent, "meanwhile"))
+        for gate in list(self.closed_gates):
+            if self.chance(60):
+                self.closed_gates.remove(gate)
+                self.ops.append(s.open_gate(gate))
 
     def reply(self) -> Json:
         kind = self.pick(["answer", "answer", "call", "call", "fails", "partial", "cut", "usage"])
@@ -702,13 +783,22 @@ class _Builder:
         (1, "counts"),
         (1, "received"),
         (1, "assemble"),
+        (2, "register_adapter"),
+        (2, "stopping_round"),
     )
 
-    def steps(self, table: tuple[tuple[int, str], ...], most: int) -> None:
+    def steps(self, table: tuple[tuple[int, str], ...], most: int, retries: int = 0) -> None:
+        """Draw up to ``most`` steps from ``table`` (name by weight); a step that wrote no op
+        (nothing for it to act on yet) is drawn again up to ``retries`` times, so that a
+        scenario's steps are mostly ones that do something."""
         names = [name for weight, name in table for _ in range(weight)]
         for _ in range(self.draw(_range(1, most))):
-            step: Callable[[], None] = getattr(self, self.pick(names))
-            step()
+            for _attempt in range(1 + retries):
+                before = len(self.ops)
+                step: Callable[[], None] = getattr(self, self.pick(names))
+                step()
+                if len(self.ops) > before:
+                    break
 
 
 def _is_call(reply: Json) -> bool:
@@ -762,13 +852,31 @@ class _Session:
         under it, and only there may the malformed event also break a rule checked later
         (`AVOIDED`: never two defects checked at the same stage)."""
         pick, chance = self.builder.pick, self.builder.chance
+        later = self.builder.has("session-1.2")
+        kinds = ["user", "turn", "note", "end", "header", "user"]
+        if later:
+            kinds += ["assistant", "tool", "replace"]
         events: list[Json] = []
+        surface: list[int] = []
+        users: set[int] = set()
         for seq in range(self.builder.draw(_range(0, 4))):
-            kind = pick(["user", "turn", "note", "end", "header", "user"])
+            kind = pick(kinds)
             event: Json = {"seq": seq, "time": pick([1_700_000_000_000 + seq, 0, -1, 2**53 - 1])}
-            if kind == "user":
+            if kind == "replace" and surface and surface[-1] in users:
+                # A summary of the last surface node, a user message, citing it: well-formed.
+                data = s.user_message(self.builder.fresh("m"), "summary")
+                event.update(type="user/message", data=data, sourceEventSeqs=[surface[-1]])
+                event["surfaceOp"] = {"op": "replace", "start": surface[-1], "end": surface[-1]}
+                surface[-1] = seq
+            elif kind in ("user", "replace"):
                 data = s.user_message(self.builder.fresh("m"), "seeded")
                 event.update(type="user/message", data=data, surfaceOp="append")
+            elif kind == "assistant":
+                data = s.assistant_message(self.builder.fresh("m"), {"type": "text", "text": "a"})
+                event.update(type="assistant/message", data=data, surfaceOp="append")
+            elif kind == "tool":
+                data = s.tool_result(self.builder.fresh("m"), "c1", "out")
+                event.update(type="tool/result", data=data, surfaceOp="append")
             elif kind == "turn":
                 event.update(type="turn/start", data={"turn": 1})
             elif kind == "note":
@@ -780,46 +888,71 @@ class _Session:
             else:
                 header = {"config": dict(pick(CALL_CONFIGS[:2])), "system": "S"}
                 event.update(type="request/header", data={"header": header, "reason": "initial"})
+            if event.get("surfaceOp") == "append":
+                surface.append(seq)
+            if event["type"] == "user/message":
+                users.add(seq)
             events.append(event)
-        malformed = bool(events) and chance(40) and self._malform(pick(events))
+        malformed = bool(events) and chance(40) and self._malform(events, pick(range(len(events))))
         self.builder.ops.append(s.session_seed(events))
         if malformed:
             return
         self.seq = len(events)
         if not events or events[-1]["type"] != "session/end-seed":
             self.seq += 1
-        self.surface = [event["seq"] for event in events if "surfaceOp" in event]
+        self.surface = surface
         self.projecting = False
 
-    def _malform(self, event: Json) -> bool:
-        """Break ``event`` by one rule; False if none applies to it."""
+    def _malform(self, events: list[Json], index: int) -> bool:
+        """Break ``events[index]`` by one rule; False if none applies to it."""
         pick, chance = self.builder.pick, self.builder.chance
-        later = self.builder.has("session-1.2")
+        event = events[index]
+        message = event["type"] in MESSAGE_TYPES
         kinds = ["seq", "legacy"] + (["required"] if event["type"] == "user/message" else [])
-        if later:
-            kinds += ["envelope", "envelope"]
-            kinds += ["message", "message"] if event["type"] == "user/message" else []
-            kinds += ["header"] if event["type"] == "request/header" else []
+        if self.builder.has("session-1.2"):
+            kinds += ["envelope", "envelope", "not-object", "null"]
+            # The checks of its own type are the most of them (ROOT-MODEL's list).
+            kinds += ["message"] * 3 if message else []
+            kinds += ["header"] * 3 if event["type"] == "request/header" else []
+            kinds += ["payload"] if event["type"] in PAYLOAD_TYPES else []
+            kinds += ["cites"] * 3 if len(event.get("sourceEventSeqs", ())) == 1 else []
         kind = pick(kinds)
         if kind == "seq":
-            event["seq"] += 1
+            # 2^53 - 1 is a well-formed seq (ROOT-MODEL: "an integer in 0..2^53 - 1"), not its
+            # index: `seq-not-contiguous`.
+            event["seq"] = pick([event["seq"] + 1, 2**53 - 1])
         elif kind == "legacy":
             event.update(type="request/header", data={"header": {}, "reason": "fallback"})
             event.pop("surfaceOp", None)
+            event.pop("sourceEventSeqs", None)
+            if chance(30):  # checked before the seq: still `session-legacy-header`
+                event["seq"] += 1
         elif kind == "required":
             del event["surfaceOp"]
+            event.pop("sourceEventSeqs", None)
+        elif kind == "not-object":
+            events[index] = pick([1, "user/message", [], None])
+        elif kind == "cites":
+            # A replace citing another earlier seq than the one it shadows, every other rule
+            # kept: `source-seqs-invalid`, a surface rule.
+            shadowed = event["sourceEventSeqs"][0]
+            others = [seq for seq in range(event["seq"]) if seq != shadowed]
+            if not others:
+                return False
+            event["sourceEventSeqs"] = [pick(others)]
         else:
-            seq_defect = self._malform_1_2(kind, event)
+            touched = self._malform_1_2(kind, event)
             # The order of the checks is fixed for a seed: this defect is named first.
-            if chance(30) and not seq_defect:
-                if event["type"] == "user/message" and "surfaceOp" in event and chance(50):
+            if chance(40) and "seq" not in touched:
+                if message and "surfaceOp" in event and "surfaceOp" not in touched and chance(50):
                     del event["surfaceOp"]
+                    event.pop("sourceEventSeqs", None)
                 else:
                     event["seq"] += 1
         return True
 
-    def _malform_1_2(self, kind: str, event: Json) -> bool:
-        """A `session-event-invalid` defect (session-1.2); True if it is in ``seq`` itself."""
+    def _malform_1_2(self, kind: str, event: Json) -> tuple[str, ...]:
+        """A `session-event-invalid` defect (session-1.2); the envelope fields it is in."""
         pick = self.builder.pick
         if kind == "envelope":
             defect = pick(["extra", "type", "seq", "time", "no-time", "no-data", "ignorable"])
@@ -837,15 +970,54 @@ class _Session:
                 del event["data"]
             else:
                 event["ignorable"] = pick([False, None, 1])
-            return bool(defect == "seq")
+            return ("seq",) if defect == "seq" else ()
+        if kind == "null":
+            # "an absent optional field is omitted, never `null`" (ROOT-MODEL)
+            field = "sourceEventSeqs" if "surfaceOp" in event else "surfaceOp"
+            event[field] = None
+            return ("surfaceOp", "sourceEventSeqs")
+        if kind == "payload":
+            event["data"] = pick(["x", 1, []])
+            return ()
         if kind == "message":
-            field, value = pick(
-                [("id", ""), ("role", "assistant"), ("source", {"kind": ""}), ("content", "x")]
-            )
-            event["data"] = {**event["data"], field: value}
-            return False
+            self._malform_message(event)
+            return ()
+        self._malform_header(event)
+        return ()
+
+    def _malform_message(self, event: Json) -> None:
+        """A message (the `data` of a `user/message`, else `data.message`) broken by one rule,
+        its source included: the right kind without its fields, or its fields under another
+        kind (ROOT-MODEL)."""
+        pick = self.builder.pick
+        user = event["type"] == "user/message"
+        message = dict(event["data"] if user else event["data"]["message"])
+        defects: list[tuple[str, Json]] = [
+            ("id", ""),
+            ("role", "user" if event["type"] == "assistant/message" else "assistant"),
+            ("source", {"kind": ""}),
+            ("content", "x"),
+        ]
+        if event["type"] == "assistant/message":
+            plugin = {"kind": "plugin", "provider": "deepseek", "model": "deepseek-chat"}
+            defects += [("source", {"kind": "model"}), ("source", plugin)]
+        elif event["type"] == "tool/result":
+            defects += [("source", {"kind": "plugin", "callId": "c1"}), ("source", "no-call-id")]
+        field, value = pick(defects)
+        if value == "no-call-id":  # the right kind, an empty callId, named by the block too
+            value = {"kind": "tool", "callId": ""}
+            message["content"] = [{**message["content"][0], "toolCallId": ""}]
+        message[field] = value
+        event["data"] = message if user else {**event["data"], "message": message}
+
+    def _malform_header(self, event: Json) -> None:
+        """A `request/header` broken by one rule of ROOT-MODEL's (PROMPT-HEADER-CANONICAL's
+        `adapterDefaults` included)."""
+        pick = self.builder.pick
         config = dict(event["data"]["header"]["config"])
-        defect = pick(["provider", "model", "effort", "defaults"])
+        defect = pick(
+            ["provider", "model", "effort", "defaults", "not-object", "config", "marker", "list"]
+        )
         header: Json = {"config": config}
         if defect == "provider":
             del config["provider"]
@@ -853,10 +1025,18 @@ class _Session:
             config["model"] = ""
         elif defect == "effort":
             config["reasoningEffort"] = ""
-        else:
+        elif defect == "defaults":
             header["adapterDefaults"] = {"maxTokens": True}
+        elif defect == "not-object":
+            header = "x"
+        elif defect == "config":
+            header["config"] = "x"
+        elif defect == "marker":
+            config["temperature"] = 0.5
+            header["adapterDefaults"] = {"temperature": True}
+        else:
+            header["adapterDefaults"] = []
         event["data"] = {"header": header, "reason": "initial"}
-        return False
 
     def sections(self) -> list[Json]:
         pool = [s.entry("c", "now"), s.entry("c", "later"), s.entry("d", "")]
@@ -987,7 +1167,7 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
     else:
         builder.texts = LOOP_TEXTS
         builder.agent()
-        builder.steps(_Builder.LOOP_STEPS, 12)
+        builder.steps(_Builder.LOOP_STEPS, 12, retries=2)
         builder.ops += [lp.observe(agent) for agent in builder.agents]
         _pad_scripts(builder.ops)
     return [_without_expect(op) for op in builder.ops]
@@ -995,14 +1175,15 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
 
 def _pad_scripts(ops: list[Json]) -> None:
     """Give each agent a text answer for every request its scenario can make beyond its drawn
-    replies (one per turn, tool-call step and retry), so that no request goes beyond the script
-    (`AVOIDED`: what a loop logs for that carries a failure message, which is free text)."""
+    replies (one per turn or step a message opens, tool-call step and retry), so that no
+    request goes beyond the script (`AVOIDED`: what a loop logs for that carries a failure
+    message, which is free text)."""
     for op in ops:
         if op["op"] != "agent":
             continue
         name = op["agent"]
         turns = 1 + sum(
-            1 for o in ops if o.get("agent") == name and o["op"] in ("followup", "steer")
+            1 for o in ops if o.get("agent") == name and o["op"] in ("followup", "steer", "inject")
         )
         calls = sum(1 for reply in op["model"] if _is_call(reply))
         most = turns + calls + len(op.get("requestError", []))

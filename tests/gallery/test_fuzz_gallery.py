@@ -60,7 +60,6 @@ REACHED: Final = {
     "AgentForEveryScope": "registry",
     "AnswerUsageLoggedAsNull": "loop",
     "HeaderEveryStep": "loop",
-    "RenderInsideRetry": "loop",
     "SnapshotEveryStep": "loop",
     "RetryOpensNewStep": "loop",
     "EmptyDecisionFallsBack": "loop",
@@ -70,7 +69,6 @@ REACHED: Final = {
     "NoClearedMarker": "loop",
     "CancelOnlyInsideSteps": "loop",
     "RestoresOnlyWellFormedMessages": "loop",
-    "CancelKeepsQueuedFollowups": "loop",
     "DefaultsProposedAsValues": "loop",
     "TemperatureAndStopDropped": "loop",
     "ThrowsReportedByClassName": "loop",
@@ -102,20 +100,39 @@ REACHED: Final = {
     "InjectWaitsForTheNextTurn": "loop",
     "ForgetsTheSignal": "loop",
     "NoAdapterFailsTheBuild": "loop",
+    "NoAdapterRemembered": "loop",
+    "EffortSetIgnored": "loop",
+    "TurnStoppingNeverAsked": "loop",
+    "NoCancelCheckAfterTurnStopping": "loop",
+    "ResolutionThrowUsesTheProposal": "loop",
+    "EveryTurnWakesForInjected": "loop",
+    "ContextWindowNotCompared": "loop",
+    "ProposesTheAgentRouteEveryBuild": "loop",
+    "PreStepDecisionWithoutTheTurnSignal": "loop",
+    "ResolutionFailureReportedAsUnknown": "loop",
+    "CompactClipsTheEnd": "loop",
+    "CompactCitesTheNextNode": "loop",
+    "ListenersGetNoAgent": "loop",
+    "AgentMissingFromTheAssemblyContext": "loop",
+    "BuildFailureAsksTheRequestErrorDecision": "loop",
     "ReplacementGoesToTheEnd": "session",
     "RejectedAppendKeepsItsSeq": "session",
     "EmptyStopEqualsAbsent": "session",
     "CanonicalKeepsEmptySystem": "session",
     "ReproposesUnchangedSnapshot": "session",
-    "ReplaceKeepsRetainedSnapshot": "session",
     "NeverProposesTheClearedMarker": "session",
     "UndefinedOptionIsNonJson": "session",
-    "SeedTimeMayBeAnyNumber": "session",
     "SeedPayloadsUnchecked": "session",
     "SeedHeadersUnchecked": "session",
     "SeedSeqCheckedFirst": "session",
     "SeedDropsIgnorable": "session",
     "EndSeedAnywhereInTheSeed": "session",
+    "SeedNullFieldsAsAbsent": "session",
+    "SeedSkipsNonObjects": "session",
+    "ToolSourceKindOrCallId": "session",
+    "SeedLegacyCheckedAfterSeq": "session",
+    "SeedMessageShapeCheckedAfterSeq": "session",
+    "SeedSeqBoundExclusive": "session",
     "NullContentForToolCalls": "wire",
     "NoStreamOptions": "wire",
     "CacheDirectiveOnSystem": "wire",
@@ -156,31 +173,29 @@ def _departure(name: str) -> str:
 
 
 NOT_FOUND_WITHIN_BUDGET: Final = {
-    "SeedNullFieldsAsAbsent": "session: a seeded event with `surfaceOp` or `sourceEventSeqs` "
-    "written as null",
-    "SeedSkipsNonObjects": "session: a seed holding an event that is not an object",
+    "InboxReadBeforeTurnStopping": "loop: a turn-stopping hook waiting for a gate, a steer or "
+    "`inject` while it waits, then the gate opened (also found by an earlier draft of the "
+    "generator)",
+    "RenderInsideRetry": "loop: a listener in the agent's scope and a step whose first attempt "
+    "fails and is retried, then `counts` (also found by an earlier draft of the generator)",
+    "CancelKeepsQueuedFollowups": "loop: a follow-up queued behind a held turn, a cancel, then "
+    "another follow-up (also found by an earlier draft of the generator)",
+    "SeedTimeMayBeAnyNumber": "session: a seed whose only defect is a `time` that is a fraction "
+    "or beyond 2^53 - 1 (one envelope defect of seven; found by an earlier draft of the "
+    "generator)",
+    "ReplaceKeepsRetainedSnapshot": "session: a projection retaining a snapshot, then a surface "
+    "replace citing that snapshot, then the projection read (found by an earlier draft of the "
+    "generator)",
     "HeaderNotAnObjectIsNonJson": "session: a seeded header, or its `config`, that is not an "
     "object",
     "UnknownAdapterDefaultsIgnored": "session: a seeded header whose `adapterDefaults` has a key "
     "beyond its two markers or is not an object",
     "AssistantSourceKindOrRoute": "session: a seeded assistant message whose source has the right "
     "kind but no route, or a route but another kind",
-    "ToolSourceKindOrCallId": "session: a seeded tool result whose source has the right kind but "
-    "no `callId`, or a `callId` but another kind",
     "PayloadNotAnObjectIsNonJson": "session: a seeded header or message whose `data` is not an "
     "object",
-    "SeedLegacyCheckedAfterSeq": "session: a seeded legacy header whose seq is also wrong",
-    "SeedMessageShapeCheckedAfterSeq": "session: a seeded malformed message whose seq is also "
-    "wrong",
-    "SeedSeqBoundExclusive": "session: a seeded event whose seq is exactly 2^53 - 1 (generated "
-    "seqs are small)",
-    "CompactCitesTheNextNode": "session: a compaction of a range that ends before the surface's "
-    "last node, then the log read",
-    "CompactClipsTheEnd": "session: a compaction whose `end` lies beyond the surface",
     "HalfRouteResolved": "loop: an `agent/request` hook that drops the model but keeps the "
     "provider, with an `adapters` map whose resolution would show it was asked",
-    "ResolutionThrowUsesTheProposal": "loop: an `adapters` resolution that throws a plain error "
-    "(not the model layer's failure), the turn's end compared",
     "EmptyDecisionWithoutAList": "loop: a tool call that does not conclude the turn, then an "
     "`empty` pre-step decision for the continuation step",
     "DecisionObjectReadAsDefault": "loop: a DECISION object naming `reject` or `empty` (with its "
@@ -208,12 +223,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "then `counts` or an assembly in that scope",
     "CancelWakesForInjected": "loop: a cancel, an `inject` while the cancelled turn settles, and "
     "no follow-up after it",
-    "EveryTurnWakesForInjected": "loop: a turn ending in error with an `inject` while it runs and "
-    "no follow-up after it",
     "RestoredEffortWins": "loop: a second agent with a `reasoningEffort` of its own over a log "
     "whose header holds another, explicit effort for the same route",
-    "ListenersGetNoAgent": "loop: a listener registered in an agent's own scope that fails or "
-    "answers by whether its context carries the agent, reached by that agent's turn",
     "RouteCheckedWithTheContext": "loop: an agent with no route and no request hook, followed up "
     "(generated agents always carry a provider and model)",
     "AdapterOfTheAgentsRoute": "loop: an `adapters` map of two providers with different defaults "
@@ -248,24 +259,12 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "SectionMapsFromLayersAtStart": "registry: a variable provider whose first evaluation "
     "registers a section into a scope that has no layer yet, assembled in that scope (also "
     "found by an earlier draft of the generator)",
-    "ContextWindowNotCompared": "loop: a turn, then a second agent seeded with its log, on the "
-    "same route, whose adapter reports another context window, and its turn",
     "ClaimsFollowupsAtEveryStep": "loop: a turn held after a tool call (a waiting tool), a "
     "follow-up while it is held, then the hold released so that a second step runs",
-    "AgentMissingFromTheAssemblyContext": "loop: a provider or listener in the agent's scope, a "
-    "turn, then `received` of it (also found by an earlier draft of the generator)",
     "EffortNeverRestored": "loop: a turn with a `reasoningEffort`, then a second agent seeded "
     "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "BuildFailureAsksTheRequestErrorDecision": "loop: a request hook or a resolution that "
-    "throws, with a `retry` request-error action scripted (also found by an earlier draft)",
-    "ProposesTheAgentRouteEveryBuild": "loop: a request hook that switches the route, then a "
-    "second request build (also found by an earlier draft of the generator)",
-    "PreStepDecisionWithoutTheTurnSignal": "loop: a pre-step decision waiting for the abort, a "
-    "follow-up, a cancel (also found by an earlier draft of the generator)",
-    "ResolutionFailureReportedAsUnknown": "loop: a resolution that fails with the model layer's "
-    "failure, and a turn (also found by an earlier draft of the generator)",
     "RequestHookWithoutTheTurnSignal": "loop: a request hook waiting for the abort, a follow-up, "
     "a cancel",
     "ToolRunsWithoutTheTurnSignal": "loop: a tool call whose tool waits for the abort, a "
@@ -329,6 +328,33 @@ NOT_FOUND_WITHIN_BUDGET.update(
 )
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
+    "ParentScopeDropped": (
+        "LOOP-RUNTIME-CONTEXT",
+        "the smallest case shows it in the runtime-context snapshot a turn logs: a context "
+        "registered in the agent's parent scope is missing from it",
+    ),
+    "ListenersGetNoAgent": (
+        "DESIGN-SCOPED-LAYERS",
+        "the smallest case shows it in what a gated listener in the agent's own scope received "
+        "(`received`, filed under the scoped layers): its context carries no agent",
+    ),
+    "AgentMissingFromTheAssemblyContext": (
+        "DESIGN-SCOPED-LAYERS",
+        "the smallest case shows it in what a gated listener in the agent's own scope received "
+        "(`received`, filed under the scoped layers): its context carries no agent",
+    ),
+    "BuildFailureAsksTheRequestErrorDecision": (
+        "LOOP-REQUEST-ERROR-TEST",
+        "the smallest case shows it in the log: a request hook's throw must end the turn, but "
+        "the request-error decision is asked and, waiting for its gate, holds the step open "
+        "(the `step/end` and `turn/end` are missing)",
+    ),
+    "NoAdapterRemembered": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the turn after `register-adapter`: the header change the "
+        "registered adapter's defaults make is missing and the stream's chunks come in its "
+        "place (the first event that differs is the stream's)",
+    ),
     "ProviderNotComparedForContext": (
         "ROOT-MODEL",
         "the smallest case shows it in the log: the `request/context` a changed provider must "
@@ -343,17 +369,6 @@ FOUND_UNDER: Final = {
         "PROMPT-REGISTRY-CONTRACT",
         "the smallest case shows it as a registration accepted that the registry must reject "
         "(`duplicate-registration`: the name was still held in another layer)",
-    ),
-    "RenderInsideRetry": (
-        "DESIGN-SCOPED-LAYERS",
-        "it assembles again inside every attempt, so the smallest case shows it on a step's "
-        "first attempt: a listener in the agent's scope is called twice in one step (`counts`, "
-        "which a listener's count files under the waterfall's composition)",
-    ),
-    "CancelKeepsQueuedFollowups": (
-        "PROMPT-STEP-BOUNDARY",
-        "the smallest case shows it in the messages the next turn claims (PROMPT-STEP-BOUNDARY's "
-        "claim): the follow-up queued before the cancel is still there and is logged",
     ),
     "ToolResultErrorFlagDropped": (
         "ROOT-MODEL",
@@ -375,25 +390,13 @@ FOUND_UNDER: Final = {
 }
 _HTTP = "its departure shows only over HTTP (`deepseek-http` ops against the loopback server: "
 _HTTP += "the raw body, a connection closed mid-body), and generation has no deepseek-http ops"
-#: The ones it does not reach, and why: one that is only slow, those only HTTP shows, and those
-#: that need loop-1.3 ops.
+#: The ones it does not reach, and why: one that is only slow, and those only HTTP shows.
 UNREACHED: Final = {
     "QuadraticRenderer": "renders exactly what a linear renderer does, only slower: the oracles "
     "compare observations, never time (benchmarks/render_linear.py measures it)",
     "RawLoneSurrogates": _HTTP,
     "ServerFromStatus500Up": _HTTP,
     "PartialAnswerKeptOnDrop": _HTTP,
-    **dict.fromkeys(
-        (
-            "NoAdapterRemembered",
-            "EffortSetIgnored",
-            "TurnStoppingNeverAsked",
-            "NoCancelCheckAfterTurnStopping",
-            "InboxReadBeforeTurnStopping",
-        ),
-        "its departure needs an op or field of `loop-1.3` (`register-adapter`, `efforts`, "
-        "`turnStopping`), which generation does not produce yet",
-    ),
 }
 
 
