@@ -90,6 +90,8 @@ REACHED: Final = {
     "AdaptersEntryOnlyRoutes": "loop",
     "ToolResultErrorFlagDropped": "loop",
     "RequestErrorScriptOverrun": "loop",
+    "EmptyDecisionWithoutAList": "loop",
+    "DecisionObjectReadAsDefault": "loop",
     "ProviderNotComparedForContext": "loop",
     "ToolsLeftOutOfTheBuild": "loop",
     "ParentScopeDropped": "loop",
@@ -196,10 +198,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "object",
     "HalfRouteResolved": "loop: an `agent/request` hook that drops the model but keeps the "
     "provider, with an `adapters` map whose resolution would show it was asked",
-    "EmptyDecisionWithoutAList": "loop: a tool call that does not conclude the turn, then an "
-    "`empty` pre-step decision for the continuation step",
-    "DecisionObjectReadAsDefault": "loop: a DECISION object naming `reject` or `empty` (with its "
-    "wait released) where the default decision would enter a message",
     "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only (generated "
     "hook objects always carry `set` or `throws`)",
     "ListenerFailureUnscripted": "registry or loop: a LISTENER with `fails` (generation adds one "
