@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .invariant import attempt_starts
-from .logfold import fold_log, seeded_length
+from .logfold import LogFold, seeded_length
 from .logview import SESSION
 
 Json = Any
@@ -69,38 +69,48 @@ def fixed_requests(ops: list[Json]) -> tuple[list[FixedRequests], str | None]:
         expected = op.get("expect") if op.get("op") == "observe" else None
         if not isinstance(expected, dict) or "log" not in expected:
             continue
-        positions = _dispatch_positions(expected["log"], expected.get("requests"))
+        # The view's events as envelopes whose seq is their position.
+        events = [_envelope(event, seq) for seq, event in enumerate(expected["log"])]
+        positions = _dispatch_positions(events, expected.get("requests"))
         if positions is None:
             why = UNPLACED
             continue
         requests = [
-            {"dispatchSeq": position, "request": request_at(expected["log"], position)}
-            for position in positions
+            {"dispatchSeq": position, "request": request}
+            for position, request in zip(positions, _requests_at(events, positions), strict=True)
         ]
         found.append(FixedRequests(index, requests))
     return found, None if found else why
 
 
-def request_at(view: list[Json], position: int) -> Json:
-    """The request dispatched after the first ``position`` events of an expected log view, as the
-    invariant derives it from the suite's fold of them (the view's events as envelopes whose seq
-    is their position): ``{...config, messages, system?, tools?, sessionId}`` — the folded
-    header's config fields, the derived messages, the header's system and tools when it has
-    them, and the session's id as the view names it."""
-    events = [_envelope(event, seq) for seq, event in enumerate(view[:position])]
-    fold = fold_log(events, seeded_length(events))
-    if fold.header is None:
-        raise ValueError(f"the expected log has no request/header before position {position}")
-    request: Json = {**fold.header["config"], "messages": fold.messages()}
-    request.update({key: fold.header[key] for key in ("system", "tools") if key in fold.header})
-    return {**request, "sessionId": SESSION}
+def _requests_at(events: list[Json], positions: list[int]) -> list[Json]:
+    """The request dispatched after the first ``position`` events, for each of ``positions`` in
+    order, as the invariant derives it from one fold of the log (as `check_requests` reads it):
+    ``{...config, messages, system?, tools?, sessionId}`` — the folded header's config fields,
+    the derived messages, the header's system and tools when it has them, and the session's id
+    as the view names it."""
+    fold = LogFold(seeded=seeded_length(events))
+    requests: list[Json] = []
+    for position in positions:
+        if not len(fold.events) <= position <= len(events):
+            raise ValueError(
+                f"the expected requests' dispatchSeq {position} is not a position from "
+                f"{len(fold.events)} to {len(events)} of the expected log"
+            )
+        while len(fold.events) < position:
+            fold.add(events[len(fold.events)])
+        if fold.header is None:
+            raise ValueError(f"the expected log has no request/header before position {position}")
+        request: Json = {**fold.header["config"], "messages": fold.messages()}
+        request.update({key: fold.header[key] for key in ("system", "tools") if key in fold.header})
+        requests.append({**request, "sessionId": SESSION})
+    return requests
 
 
-def _dispatch_positions(view: list[Json], requests: list[Json] | None) -> list[int] | None:
+def _dispatch_positions(events: list[Json], requests: list[Json] | None) -> list[int] | None:
     given = [request.get("dispatchSeq") for request in requests or []]
     if requests and all(isinstance(seq, int) and not isinstance(seq, bool) for seq in given):
         return [int(seq) for seq in given]
-    events = [_envelope(event, seq) for seq, event in enumerate(view)]
     live = seeded_length(events)
     ends = [event["data"].get("reason") for event in events[live:] if event["type"] == "turn/end"]
     starts = sum(1 for event in events[live:] if event["type"] == "turn/start")

@@ -18,7 +18,6 @@ from conformance.judge.expected_requests import (
     NO_WHOLE_LOG,
     UNPLACED,
     fixed_requests,
-    request_at,
 )
 from conformance.scenarios import loopscenario as lp
 
@@ -55,12 +54,12 @@ def test_a_replacement_takes_the_place_of_its_range_and_an_empty_answer_is_no_me
     summary = lp.replacing(lp.user("summary", "#3"), 1, 2)
     empty = lp.assistant(1, 1, [], "#4", [])
     view = [lp.header("initial", system=None), one, two, summary, empty]
-    assert request_at(view, 5)["messages"] == [summary["data"]]
-    assert request_at(view, 3) == {
-        **lp.CONFIG,
-        "messages": [one["data"], two["data"]],
-        "sessionId": "#session",
-    }
+    (fixed,), _ = fixed_requests(
+        [_observe(log=view, requests=[{"dispatchSeq": 3}, {"dispatchSeq": 5}])]
+    )
+    before, after = (entry["request"] for entry in fixed.requests)
+    assert before == {**lp.CONFIG, "messages": [one["data"], two["data"]], "sessionId": "#session"}
+    assert after["messages"] == [summary["data"]]
 
 
 def test_given_dispatch_positions_are_used_as_they_are() -> None:
@@ -89,4 +88,10 @@ def test_expected_requests_that_cannot_pair_with_the_attempts_are_a_bad_case() -
 
 def test_a_request_without_a_header_before_it_is_a_bad_case() -> None:
     with pytest.raises(ValueError, match="no request/header"):
-        request_at([HI, REPLY], 1)
+        fixed_requests([_observe(log=[HI, REPLY], requests=[{"dispatchSeq": 1}])])
+
+
+def test_expected_requests_out_of_order_are_a_bad_case() -> None:
+    log = _turn(HI, lp.header("initial"), REPLY)
+    with pytest.raises(ValueError, match="dispatchSeq 2 is not a position from 4"):
+        fixed_requests([_observe(log=log, requests=[{"dispatchSeq": 4}, {"dispatchSeq": 2}])])
