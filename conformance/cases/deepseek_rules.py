@@ -495,6 +495,98 @@ SHAPE_RULES: list[Case] = [
             expect=stream([text("a")], failed("")),
         ),
     ),
+    wire_case(
+        "stream-shape-falsy-choices",
+        '`choices`, when present, is a list: an empty object, `0`, `""` or `false` there is '
+        "`MALFORMED_RESPONSE`, not an absent `choices`.",
+        *malformed('{"choices":{}}', '{"choices":0}', '{"choices":""}', '{"choices":false}'),
+    ),
+    wire_case(
+        "stream-shape-scalar-choice",
+        "`choices` a list of objects: a number or a string in the list is `MALFORMED_RESPONSE`.",
+        *malformed('{"choices":[5]}', '{"choices":["a"]}'),
+    ),
+    wire_case(
+        "stream-shape-delta-is-an-object",
+        "`delta` an object or null: a number, a string or a list is `MALFORMED_RESPONSE`.",
+        *malformed(
+            '{"choices":[{"delta":5}]}',
+            '{"choices":[{"delta":"b"}]}',
+            '{"choices":[{"delta":[]}]}',
+        ),
+    ),
+    wire_case(
+        "stream-shape-tool-calls-scalars",
+        "`tool_calls` a list of objects: a number in its place, or a number in the list, is "
+        "`MALFORMED_RESPONSE`.",
+        *malformed(
+            '{"choices":[{"delta":{"tool_calls":5}}]}',
+            '{"choices":[{"delta":{"tool_calls":[5]}}]}',
+        ),
+    ),
+    wire_case(
+        "stream-shape-tool-call-index",
+        "`tool_calls` a list of objects each with an integer `index`: no index, a string, a "
+        "boolean or a fraction is `MALFORMED_RESPONSE`.",
+        *malformed(
+            '{"choices":[{"delta":{"tool_calls":[{"id":"c","function":{"name":"f"}}]}}]}',
+            '{"choices":[{"delta":{"tool_calls":[{"index":"0","id":"c"}]}}]}',
+            '{"choices":[{"delta":{"tool_calls":[{"index":true,"id":"c"}]}}]}',
+            '{"choices":[{"delta":{"tool_calls":[{"index":0.5,"id":"c"}]}}]}',
+        ),
+    ),
+    wire_case(
+        "stream-shape-tool-call-id-and-name",
+        "Tool-call `id` and `name` strings or null: a number as the id, an object as the name, "
+        "is `MALFORMED_RESPONSE`.",
+        *malformed(
+            '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":7}]}}]}',
+            '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":{}}}]}}]}',
+        ),
+    ),
+    wire_case(
+        "stream-shape-finish-reason",
+        "`finish_reason` a string or null: a number, a boolean or an object is "
+        "`MALFORMED_RESPONSE`.",
+        *malformed(
+            '{"choices":[{"delta":{},"finish_reason":1}]}',
+            '{"choices":[{"delta":{},"finish_reason":true}]}',
+            '{"choices":[{"delta":{},"finish_reason":{"kind":"stop"}}]}',
+        ),
+    ),
+    wire_case(
+        "stream-shape-usage-boolean-count",
+        "`usage` with non-negative integer counts: `true` is a boolean, not the count 1, so it is "
+        "`MALFORMED_RESPONSE`.",
+        *malformed('{"choices":[],"usage":{"prompt_tokens":true,"completion_tokens":1}}'),
+    ),
+    wire_case(
+        "stream-usage-counts-by-value",
+        "Usage counts are integers by JSON value (numbers by value: `100` and `100.0` are the "
+        "same number): `10.0` prompt tokens with `4.0` cached and `2.0` completion tokens are "
+        "the integers 10, 4 and 2, so input 10 - 4 = 6.",
+        stream_op(
+            sse(
+                content("a"),
+                '{"choices":[],"usage":{"prompt_tokens":10.0,"completion_tokens":2.0,'
+                '"prompt_cache_hit_tokens":4.0}}',
+                "[DONE]",
+            ),
+            expect=stream(
+                [text("a")],
+                STOP,
+                usage={"inputTokens": 6, "outputTokens": 2, "cacheReadTokens": 4},
+            ),
+        ),
+    ),
+    wire_case(
+        "stream-non-json-constants",
+        "Bad JSON → `MALFORMED_RESPONSE`: `NaN`, `Infinity` and `-Infinity` are not JSON, even in "
+        "a field the adapter does not read.",
+        *malformed(
+            '{"choices":[],"x":NaN}', '{"choices":[],"x":Infinity}', '{"choices":[],"x":-Infinity}'
+        ),
+    ),
 ]
 
 # -- streams --------------------------------------------------------------------------------------

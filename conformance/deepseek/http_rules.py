@@ -20,6 +20,7 @@ _HELLO: Final = sse('{"choices":[{"delta":{"content":"hello"},"finish_reason":"s
 _ASK: Final = user(text("hi"))
 _ASK_WIRE: Final = {"role": "user", "content": "hi"}
 _PLAIN: Final = (("content-type", "text/plain"),)
+_JSON: Final = (("content-type", "application/json"),)
 #: A tool whose parameters hold numbers of every JSON shape.
 _NUMBERS: Final = {
     "name": "pick",
@@ -190,6 +191,33 @@ RULE_CASES: list[HttpCase] = [
                     )
                 ),
                 stream([text("hello")], STOP),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/error-body-not-utf8",
+        "The status rules hold whatever the error body is: a 503 whose body is not UTF-8 (bytes "
+        "FF FE in the message) is `5xx → SERVER`, carrying its `status`.",
+        (
+            Exchange(
+                wire_request(_ASK),
+                Scripted(503, _JSON, (b'{"error":{"message":"\xff\xfe"}}',)),
+                sent(body(_ASK_WIRE)),
+                stream([], http_failed("SERVER", 503)),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/retry-after-past-date-on-the-clock",
+        "An HTTP-date `Retry-After` is kept only when it lies in the future, measured against the "
+        "adapter's own clock over HTTP: 1 January 2001 has passed, so a 429 carrying it has no "
+        "`providerRetryAfterMs`.",
+        (
+            Exchange(
+                wire_request(_ASK),
+                Scripted(429, (*_PLAIN, ("retry-after", "Mon, 01 Jan 2001 00:00:00 GMT"))),
+                sent(body(_ASK_WIRE)),
+                stream([], http_failed("RATE_LIMIT", 429)),
             ),
         ),
     ),

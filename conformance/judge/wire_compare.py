@@ -12,7 +12,10 @@
   opening order, then ``usage`` if any, then exactly one ``finish``, last — and the assembled
   blocks, the usage and the finish reason are the expected ones. How the text is cut into deltas
   is the implementation's business; a failure is compared on the fields the case gives (never
-  its free-text ``message``).
+  its free-text ``message``). Each chunk must still have its STREAM_CHUNK shape where the
+  comparison does not look: a ``tool-call-delta`` carries a string ``id`` and, when it has one, a
+  string ``name``; the failure a ``finish`` carries is an LLM_FAILURE (a string ``message``, no
+  field beyond PROTOCOL.md's ``{message, code, status?, providerRetryAfterMs?, requestId?}``).
 - ``failure``: the code; and for an HTTP failure (an expectation naming a ``status``) the
   ``status``, and ``providerRetryAfterMs`` and ``requestId`` each present with its value exactly
   when expected ("Every HTTP failure carries `status` (the HTTP status) and `requestId`"; a
@@ -34,6 +37,8 @@ Json = Any
 
 #: What an HTTP failure carries besides its code (PROMPT-DEEPSEEK-WIRE).
 _HTTP_FACTS: Final = ("status", "providerRetryAfterMs", "requestId")
+#: Every field an LLM_FAILURE may have (PROTOCOL.md, `deepseek-wire`).
+_FAILURE_FIELDS: Final = frozenset(("message", "code", *_HTTP_FACTS))
 _ABSENT: Final = "<absent>"
 
 _DELTAS: Final = {
@@ -150,10 +155,18 @@ def _structure(chunks: list[Json]) -> str | None:
         block_type, field = _DELTAS[kind]
         if opened[index] != block_type:
             return f"{where}: a {kind} for a {opened[index]} block"
+        if kind == "tool-call-delta" and not _tool_call_delta_shape(chunk):
+            return f"{where}: not `{{index, id, name?, argumentsDelta}}` with string values"
         assembled[index] += str(chunk.get(field, ""))
     if "usage" in kinds and any(kind == "block-end" for kind in kinds[kinds.index("usage") :]):
         return "a usage chunk came before a block-end"
     return None
+
+
+def _tool_call_delta_shape(chunk: Json) -> bool:
+    """STREAM_CHUNK's ``tool-call-delta {index, id, name?, argumentsDelta}``: the id and the name
+    (when given) are strings, whatever value they have so far."""
+    return isinstance(chunk.get("id"), str) and isinstance(chunk.get("name", ""), str)
 
 
 def _check_end(block: Json, block_type: Json, assembled: str, where: str) -> str | None:
@@ -174,6 +187,8 @@ def _compare_finish(expected: Json, observed: Json) -> str | None:
     if not isinstance(got, dict):
         return f"finish: expected a failure, got {_show(observed)}"
     problems = _failure_problems(expected["failure"], got)
+    if not isinstance(got.get("message"), str) or not set(got) <= _FAILURE_FIELDS:
+        problems.append(f"not an LLM_FAILURE {{message, code, status?, …}}: {_show(got)}")
     return _joined([f"finish: {problem}" for problem in problems])
 
 

@@ -387,6 +387,15 @@ REQUIREMENTS: Final = (
             "deepseek/stream-shape-texts-are-strings",
             "deepseek/stream-shape-usage",
             "deepseek/stream-null-delta",
+            "deepseek/stream-shape-falsy-choices",
+            "deepseek/stream-shape-scalar-choice",
+            "deepseek/stream-shape-delta-is-an-object",
+            "deepseek/stream-shape-tool-calls-scalars",
+            "deepseek/stream-shape-tool-call-index",
+            "deepseek/stream-shape-tool-call-id-and-name",
+            "deepseek/stream-shape-finish-reason",
+            "deepseek/stream-shape-usage-boolean-count",
+            "deepseek/stream-non-json-constants",
         ),
     ),
     Requirement(
@@ -470,6 +479,7 @@ REQUIREMENTS: Final = (
             "deepseek/stream-cache-details-zero-wins",
             "deepseek/stream-cache-details-alone",
             "deepseek-http/tool-round-trip-and-follow-up",
+            "deepseek/stream-usage-counts-by-value",
         ),
     ),
     Requirement(
@@ -501,6 +511,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-odd-error-bodies",
             "deepseek-http/error-responses",
             "deepseek-http/5xx-boundary",
+            "deepseek-http/error-body-not-utf8",
         ),
     ),
     Requirement(
@@ -572,6 +583,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/retry-after-on-any-status",
+            "deepseek-http/retry-after-past-date-on-the-clock",
         ),
     ),
 )

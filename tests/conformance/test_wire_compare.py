@@ -120,3 +120,50 @@ def test_wire_goldens_judge_the_three_contractual_headers_only() -> None:
         "body": {},
     }
     assert contractual_headers_only("not a request") == "not a request"
+
+
+CALL = {"type": "tool-call", "id": "c", "name": "f", "arguments": "{}"}
+CALL_START = {"type": "block-start", "index": 0, "blockType": "tool-call"}
+CALL_END = {"type": "block-end", "index": 0, "block": CALL}
+CALL_EXPECTED = {"blocks": [CALL], "usage": None, "finish": {"kind": "tool-calls"}}
+
+
+@pytest.mark.parametrize(
+    ("delta", "passes"),
+    [
+        ({"id": "c", "name": "f"}, True),
+        ({"id": ""}, True),
+        ({"name": "f"}, False),
+        ({"id": None}, False),
+        ({"id": "c", "name": None}, False),
+    ],
+    ids=["id-and-name", "empty-id-no-name", "no-id", "null-id", "null-name"],
+)
+def test_a_tool_call_delta_has_a_string_id_and_name(delta: Json, passes: bool) -> None:
+    """STREAM_CHUNK `tool-call-delta {index, id, name?, argumentsDelta}`, whatever the values so
+    far: the shape is checked although the values are the implementation's business."""
+    chunk = {"type": "tool-call-delta", "index": 0, **delta, "argumentsDelta": "{}"}
+    finish = {"type": "finish", "reason": {"kind": "tool-calls"}}
+    problem = compare_stream(CALL_EXPECTED, {"chunks": [CALL_START, chunk, CALL_END, finish]})
+    assert (problem is None) is passes, problem
+
+
+@pytest.mark.parametrize(
+    ("failure", "passes"),
+    [
+        ({"message": "", "code": "E"}, True),
+        ({"message": "m", "code": "E", "status": 1, "providerRetryAfterMs": 2, "requestId": "r"},
+         True),
+        ({"code": "E"}, False),
+        ({"message": None, "code": "E"}, False),
+        ({"message": "m", "code": "E", "detail": "m"}, False),
+    ],
+    ids=["message", "every-field", "no-message", "null-message", "unknown-field"],
+)  # fmt: skip
+def test_a_finish_failure_is_an_llm_failure(failure: Json, passes: bool) -> None:
+    """LLM_FAILURE `{message, code, status?, providerRetryAfterMs?, requestId?}`: the message is
+    never compared, but it is a string, and nothing else rides along."""
+    finish = {"type": "finish", "reason": {"kind": "error", "failure": failure}}
+    expected = {"blocks": [], "usage": None, "finish": {"kind": "error", "failure": {"code": "E"}}}
+    problem = compare_stream(expected, {"chunks": [finish]})
+    assert (problem is None) is passes, problem

@@ -319,6 +319,18 @@ _WIRE_NOT_FOUND: Final = (
     "CommentDropsTheEvent",
     "LastDataLineWins",
     "RetryAfterNameCaseSensitive",
+    "FalsyChoicesAbsent",
+    "ScalarChoicesSkipped",
+    "ScalarDeltaIgnored",
+    "ScalarToolCallsIgnored",
+    "ToolCallIndexDefaultsToZero",
+    "ToolCallIdAndNameStringified",
+    "NonStringFinishReasonIgnored",
+    "BooleanCountsAreNumbers",
+    "IntegralFloatCountsRejected",
+    "NonJsonConstantsAccepted",
+    "ToolCallDeltaNameNull",
+    "EmptyResponseDetailNotMessage",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
     (name, f"wire: a request, body or error response that shows this: {_departure(name)}")
@@ -395,6 +407,8 @@ UNREACHED: Final = {
     "RawLoneSurrogates": _HTTP,
     "ServerFromStatus500Up": _HTTP,
     "PartialAnswerKeptOnDrop": _HTTP,
+    "NonUtf8ErrorBodyIsTransport": _HTTP,
+    "ClockInSeconds": _HTTP,
 }
 
 

@@ -3505,6 +3505,20 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
     "DuplicateNamesTheLayer": "PROMPT-REGISTRY-CONTRACT",
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "FalsyChoicesAbsent": "PROMPT-DEEPSEEK-WIRE",
+    "ScalarChoicesSkipped": "PROMPT-DEEPSEEK-WIRE",
+    "ScalarDeltaIgnored": "PROMPT-DEEPSEEK-WIRE",
+    "ScalarToolCallsIgnored": "PROMPT-DEEPSEEK-WIRE",
+    "ToolCallIndexDefaultsToZero": "PROMPT-DEEPSEEK-WIRE",
+    "ToolCallIdAndNameStringified": "PROMPT-DEEPSEEK-WIRE",
+    "NonStringFinishReasonIgnored": "PROMPT-DEEPSEEK-WIRE",
+    "BooleanCountsAreNumbers": "PROMPT-DEEPSEEK-WIRE",
+    "IntegralFloatCountsRejected": "PROMPT-DEEPSEEK-WIRE",
+    "NonJsonConstantsAccepted": "PROMPT-DEEPSEEK-WIRE",
+    "ToolCallDeltaNameNull": "PROMPT-DEEPSEEK-WIRE",
+    "EmptyResponseDetailNotMessage": "PROMPT-DEEPSEEK-WIRE",
+    "NonUtf8ErrorBodyIsTransport": "PROMPT-DEEPSEEK-WIRE",
+    "ClockInSeconds": "PROMPT-DEEPSEEK-WIRE",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -3989,4 +4003,218 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
         "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
     ),
+    "FalsyChoicesAbsent": ("test_example[deepseek/stream-shape-falsy-choices]",),
+    "ScalarChoicesSkipped": ("test_example[deepseek/stream-shape-scalar-choice]",),
+    "ScalarDeltaIgnored": ("test_example[deepseek/stream-shape-delta-is-an-object]",),
+    "ScalarToolCallsIgnored": ("test_example[deepseek/stream-shape-tool-calls-scalars]",),
+    "ToolCallIndexDefaultsToZero": ("test_example[deepseek/stream-shape-tool-call-index]",),
+    "ToolCallIdAndNameStringified": ("test_example[deepseek/stream-shape-tool-call-id-and-name]",),
+    "NonStringFinishReasonIgnored": ("test_example[deepseek/stream-shape-finish-reason]",),
+    "BooleanCountsAreNumbers": ("test_example[deepseek/stream-shape-usage-boolean-count]",),
+    "IntegralFloatCountsRejected": ("test_example[deepseek/stream-usage-counts-by-value]",),
+    "NonJsonConstantsAccepted": ("test_example[deepseek/stream-non-json-constants]",),
+    "ToolCallDeltaNameNull": ("test_example[deepseek/stream-tool-call-without-id-or-name]",),
+    "EmptyResponseDetailNotMessage": ("test_example[deepseek/stream-empty-response]",),
+    "NonUtf8ErrorBodyIsTransport": ("test_deepseek_http[deepseek-http/error-body-not-utf8]",),
+    "ClockInSeconds": ("test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]",),
 }
+
+
+# -- the DeepSeek stream's shape, what the mutants of reference.deepseek showed missing ----------
+
+
+class FalsyChoicesAbsent(Driver):
+    """A chunk's `choices` is read as `choices or []`: an empty object, `0`, `""` or `false`
+    passes as no choices instead of `MALFORMED_RESPONSE`."""
+
+    def __init__(self) -> None:
+        checked = translate._list
+
+        def lenient(value, where, data):  # type: ignore[no-untyped-def]
+            return [] if where == "choices" and not value else checked(value, where, data)
+
+        translate._list = lenient
+
+
+class ScalarChoicesSkipped(Driver):
+    """A number or a string in `choices` is skipped as a choice with nothing in it."""
+
+    def __init__(self) -> None:
+        checked = translate._object
+
+        def lenient(value, where, data):  # type: ignore[no-untyped-def]
+            scalar = isinstance(value, int | float | str)
+            return {} if where == "choices[]" and scalar else checked(value, where, data)
+
+        translate._object = lenient
+
+
+class ScalarDeltaIgnored(Driver):
+    """A `delta` that is not an object (a number, a string, a list) is read as a null delta."""
+
+    def __init__(self) -> None:
+        checked = translate._object
+
+        def lenient(value, where, data):  # type: ignore[no-untyped-def]
+            ignored = where == "choices[].delta" and not isinstance(value, dict)
+            return None if ignored else checked(value, where, data)
+
+        translate._object = lenient
+
+
+class ScalarToolCallsIgnored(Driver):
+    """A `tool_calls` that is not a list (a number) is read as no tool calls."""
+
+    def __init__(self) -> None:
+        checked = translate._list
+
+        def lenient(value, where, data):  # type: ignore[no-untyped-def]
+            ignored = where == "delta.tool_calls" and not isinstance(value, list)
+            return [] if ignored else checked(value, where, data)
+
+        translate._list = lenient
+
+
+class ToolCallIndexDefaultsToZero(Driver):
+    """A tool call without an integer `index` (none, a string, a boolean, a fraction) is read as
+    index 0, the upstream's `index ?? 0`."""
+
+    def __init__(self) -> None:
+        append = translate.StreamTranslator._append_call
+
+        def defaulted(self, out, call, data):  # type: ignore[no-untyped-def]
+            index = call.get("index") if isinstance(call, dict) else 0
+            if isinstance(call, dict) and (type(index) is not int):
+                call = {**call, "index": 0}
+            return append(self, out, call, data)
+
+        translate.StreamTranslator._append_call = defaulted  # type: ignore[method-assign]
+
+
+class ToolCallIdAndNameStringified(Driver):
+    """A tool call's `id` or `name` that is not a string is written as a string (`7` → `"7"`)
+    instead of `MALFORMED_RESPONSE`."""
+
+    def __init__(self) -> None:
+        checked = translate._text
+
+        def stringified(container, key, data):  # type: ignore[no-untyped-def]
+            value = container.get(key)
+            if key in ("id", "name") and value is not None and not isinstance(value, str):
+                return json.dumps(value)
+            return checked(container, key, data)
+
+        translate._text = stringified
+
+
+class NonStringFinishReasonIgnored(Driver):
+    """A `finish_reason` that is not a string (a number, a boolean, an object) is read as null."""
+
+    def __init__(self) -> None:
+        parse = translate._parse
+
+        def lenient(data):  # type: ignore[no-untyped-def]
+            chunk = parse(data)
+            for choice in chunk.get("choices") or []:
+                reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+                if reason is not None and not isinstance(reason, str):
+                    choice["finish_reason"] = None
+            return chunk
+
+        translate._parse = lenient
+
+
+class BooleanCountsAreNumbers(Driver):
+    """A usage count `true` is read as 1, as a loose number check (`typeof` aside) does."""
+
+    def __init__(self) -> None:
+        count = translate._count
+
+        def loose(container, key):  # type: ignore[no-untyped-def]
+            value = container.get(key) if isinstance(container, dict) else None
+            return int(value) if isinstance(value, bool) else count(container, key)
+
+        translate._count = loose
+
+
+class IntegralFloatCountsRejected(Driver):
+    """A usage count written with a fraction part (`10.0`) is `MALFORMED_RESPONSE`: the count is
+    checked as an integer of the JSON text, not by value."""
+
+    def __init__(self) -> None:
+        count = translate._count
+
+        def textual(container, key):  # type: ignore[no-untyped-def]
+            value = container.get(key) if isinstance(container, dict) else None
+            if isinstance(value, float):
+                raise ValueError(f"{key} is not an integer: {value!r}")
+            return count(container, key)
+
+        translate._count = textual
+
+
+class NonJsonConstantsAccepted(Driver):
+    """`NaN`, `Infinity` and `-Infinity` in a payload are read as numbers, as Python's `json`
+    module does by default."""
+
+    def __init__(self) -> None:
+        translate._reject_constant = float
+
+
+class ToolCallDeltaNameNull(Driver):
+    """A `tool-call-delta` carries `name: null` until the name arrives, instead of no `name`."""
+
+    def __init__(self) -> None:
+        append = translate.StreamTranslator._append_call
+
+        def with_null(self, out, call, data):  # type: ignore[no-untyped-def]
+            append(self, out, call, data)
+            out[-1].setdefault("name", None)
+
+        translate.StreamTranslator._append_call = with_null  # type: ignore[method-assign]
+
+
+class EmptyResponseDetailNotMessage(Driver):
+    """The `EMPTY_RESPONSE` failure carries its text as `detail`, not `message`."""
+
+    def __init__(self) -> None:
+        final = translate.StreamTranslator._final
+
+        def renamed(self):  # type: ignore[no-untyped-def]
+            chunks = final(self)
+            failure = chunks[-1]["reason"].get("failure", {})
+            if failure.get("code") == "EMPTY_RESPONSE":
+                failure["detail"] = failure.pop("message")
+            return chunks
+
+        translate.StreamTranslator._final = renamed  # type: ignore[method-assign]
+
+
+class NonUtf8ErrorBodyIsTransport(Driver):
+    """An error response whose body is not UTF-8 is reported as `TRANSPORT` (the body decoded
+    strictly, the decoding error taken for a broken connection)."""
+
+    def __init__(self) -> None:
+        mapped = client.http_failure
+
+        def strict(status, text, headers, *, now_ms):  # type: ignore[no-untyped-def]
+            if "\ufffd" in text:
+                raise LlmError("TRANSPORT", "the error body is not UTF-8")
+            return mapped(status, text, headers, now_ms=now_ms)
+
+        client.http_failure = strict
+
+
+class ClockInSeconds(Driver):
+    """Over HTTP, the clock an HTTP-date `Retry-After` is measured against is read in seconds
+    where milliseconds are meant, so every date after January 1970 lies in the future."""
+
+    def __init__(self) -> None:
+        now = client.time.time
+
+        class Clock:
+            @staticmethod
+            def time() -> float:
+                return now() / 1000
+
+        client.time = Clock  # type: ignore[assignment]
