@@ -210,14 +210,14 @@ RULE_CASES: list[HttpCase] = [
     HttpCase(
         "deepseek-http/retry-after-past-date-on-the-clock",
         "An HTTP-date `Retry-After` is kept only when it lies in the future, measured against the "
-        "adapter's own clock over HTTP: 1 January 2001 has passed, so a 429 carrying it has no "
+        "adapter's own clock over HTTP: 1 January 2001 has passed, so a 503 carrying it has no "
         "`providerRetryAfterMs`.",
         (
             Exchange(
                 wire_request(_ASK),
-                Scripted(429, (*_PLAIN, ("retry-after", "Mon, 01 Jan 2001 00:00:00 GMT"))),
+                Scripted(503, (*_PLAIN, ("retry-after", "Mon, 01 Jan 2001 00:00:00 GMT"))),
                 sent(body(_ASK_WIRE)),
-                stream([], http_failed("RATE_LIMIT", 429)),
+                stream([], http_failed("SERVER", 503)),
             ),
         ),
     ),

@@ -324,7 +324,6 @@ _WIRE_NOT_FOUND: Final = (
     "ScalarDeltaIgnored",
     "ScalarToolCallsIgnored",
     "ToolCallIndexDefaultsToZero",
-    "ToolCallIdAndNameStringified",
     "NonStringFinishReasonIgnored",
     "BooleanCountsAreNumbers",
     "IntegralFloatCountsRejected",

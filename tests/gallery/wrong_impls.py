@@ -3510,7 +3510,6 @@ WRONG_IMPLEMENTATIONS: Final = {
     "ScalarDeltaIgnored": "PROMPT-DEEPSEEK-WIRE",
     "ScalarToolCallsIgnored": "PROMPT-DEEPSEEK-WIRE",
     "ToolCallIndexDefaultsToZero": "PROMPT-DEEPSEEK-WIRE",
-    "ToolCallIdAndNameStringified": "PROMPT-DEEPSEEK-WIRE",
     "NonStringFinishReasonIgnored": "PROMPT-DEEPSEEK-WIRE",
     "BooleanCountsAreNumbers": "PROMPT-DEEPSEEK-WIRE",
     "IntegralFloatCountsRejected": "PROMPT-DEEPSEEK-WIRE",
@@ -3822,10 +3821,19 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[deepseek/stream-shape-payload-is-an-object]",
         "test_example[deepseek/stream-malformed-payloads]",
     ),
-    "LenientChoices": ("test_example[deepseek/stream-shape-choices-list-of-objects]",),
+    "LenientChoices": (
+        "test_example[deepseek/stream-shape-choices-list-of-objects]",
+        "test_example[deepseek/stream-shape-falsy-choices]",
+    ),
     "NullToolCallsSkipped": ("test_example[deepseek/stream-shape-tool-calls-list-of-objects]",),
-    "NonStringTextsCoerced": ("test_example[deepseek/stream-shape-texts-are-strings]",),
-    "LenientUsage": ("test_example[deepseek/stream-shape-usage]",),
+    "NonStringTextsCoerced": (
+        "test_example[deepseek/stream-shape-texts-are-strings]",
+        "test_example[deepseek/stream-shape-tool-call-id-and-name]",
+    ),
+    "LenientUsage": (
+        "test_example[deepseek/stream-shape-usage]",
+        "test_example[deepseek/stream-shape-usage-boolean-count]",
+    ),
     "EmptyFinishReasonIsStop": ("test_example[deepseek/stream-empty-finish-reason]",),
     "WhitespacePayloadSkipped": ("test_example[deepseek/stream-whitespace-only-payload]",),
     "DoneStripped": ("test_example[deepseek/stream-done-is-exact]",),
@@ -3865,6 +3873,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "UnicodeDigitSeconds": ("test_example[deepseek/http-retry-after-seconds-bounds]",),
     "NoStatusOnHttpFailures": (
         "test_deepseek_http[deepseek-http/error-responses]",
+        "test_deepseek_http[deepseek-http/error-body-not-utf8]",
+        "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]",
         "test_deepseek_http[deepseek-http/5xx-boundary]",
         "test_deepseek_http[deepseek-http/request-id-headers]",
         "test_deepseek_http[deepseek-http/retry-after-on-any-status]",
@@ -4008,7 +4018,6 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "ScalarDeltaIgnored": ("test_example[deepseek/stream-shape-delta-is-an-object]",),
     "ScalarToolCallsIgnored": ("test_example[deepseek/stream-shape-tool-calls-scalars]",),
     "ToolCallIndexDefaultsToZero": ("test_example[deepseek/stream-shape-tool-call-index]",),
-    "ToolCallIdAndNameStringified": ("test_example[deepseek/stream-shape-tool-call-id-and-name]",),
     "NonStringFinishReasonIgnored": ("test_example[deepseek/stream-shape-finish-reason]",),
     "BooleanCountsAreNumbers": ("test_example[deepseek/stream-shape-usage-boolean-count]",),
     "IntegralFloatCountsRejected": ("test_example[deepseek/stream-usage-counts-by-value]",),
@@ -4089,22 +4098,6 @@ class ToolCallIndexDefaultsToZero(Driver):
             return append(self, out, call, data)
 
         translate.StreamTranslator._append_call = defaulted  # type: ignore[method-assign]
-
-
-class ToolCallIdAndNameStringified(Driver):
-    """A tool call's `id` or `name` that is not a string is written as a string (`7` → `"7"`)
-    instead of `MALFORMED_RESPONSE`."""
-
-    def __init__(self) -> None:
-        checked = translate._text
-
-        def stringified(container, key, data):  # type: ignore[no-untyped-def]
-            value = container.get(key)
-            if key in ("id", "name") and value is not None and not isinstance(value, str):
-                return json.dumps(value)
-            return checked(container, key, data)
-
-        translate._text = stringified
 
 
 class NonStringFinishReasonIgnored(Driver):
