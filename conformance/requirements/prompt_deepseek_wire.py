@@ -278,7 +278,10 @@ REQUIREMENTS: Final = (
             "in any string is written as the escape `\\udXXX` (lowercase hex), never as raw "
             "bytes and never as an encoding error."
         ),
-        cases=("deepseek-http/lone-surrogate-and-control-characters",),
+        cases=(
+            "deepseek-http/lone-surrogate-and-control-characters",
+            "deepseek-http/surrogate-halves-joined-into-one-character",
+        ),
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.15",
@@ -572,6 +575,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-asctime-and-rfc850",
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/retry-after-on-any-status",
+            "deepseek/http-retry-after-date-one-millisecond-ahead",
         ),
     ),
 )

@@ -319,6 +319,7 @@ _WIRE_NOT_FOUND: Final = (
     "CommentDropsTheEvent",
     "LastDataLineWins",
     "RetryAfterNameCaseSensitive",
+    "RetryAfterDateInWholeSeconds",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
     (name, f"wire: a request, body or error response that shows this: {_departure(name)}")
@@ -395,6 +396,7 @@ UNREACHED: Final = {
     "RawLoneSurrogates": _HTTP,
     "ServerFromStatus500Up": _HTTP,
     "PartialAnswerKeptOnDrop": _HTTP,
+    "SurrogatePairsLeftToTheEncoder": _HTTP,
 }
 
 
