@@ -270,7 +270,8 @@ REQUIREMENTS: Final = (
         (
             "The body is written as JSON.stringify writes it: a lone surrogate is the escape "
             "\\udXXX in lowercase hex, never raw bytes or an encoding error; control "
-            "characters and U+2028/U+2029 arrive as the same string."
+            "characters and U+2028/U+2029 arrive as the same string; a high surrogate followed "
+            "by a low one (two text blocks joined) is no lone surrogate but one character."
         ),
         _SECTION,
         (
