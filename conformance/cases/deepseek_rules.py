@@ -15,6 +15,7 @@ from ..scenarios.scenario import Json
 from .deepseek import (
     BASE,
     KEY,
+    NOW_MS,
     STOP,
     assistant,
     body,
@@ -75,6 +76,7 @@ HELLO: Final = user(text("hi"))
 HELLO_WIRE: Final = {"role": "user", "content": "hi"}
 IMAGE: Final = {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}
 SOON: Final = "Mon, 21 Sep 2026 14:13:23 GMT"  # NOW_MS + 3 s
+NOW: Final = "Mon, 21 Sep 2026 14:13:20 GMT"  # NOW_MS exactly
 
 # -- HTTP errors ----------------------------------------------------------------------------------
 
@@ -175,6 +177,17 @@ HTTP_RULES: list[Case] = [
             headers={"retry-after": "Mon Sep 21 14:13:23 2026"},
             expect=failure("RATE_LIMIT", 3000),
         ),
+    ),
+    wire_case(
+        "http-retry-after-date-one-millisecond-ahead",
+        "An HTTP-date is kept only when it lies in the future, and the failure carries the "
+        "milliseconds to it: a date 1 ms after the clock (`nowMs` one less than the date's "
+        "1790000000000) → 1; the same date at the clock is not in the future → none.",
+        {
+            **http_op(429, "", headers={"retry-after": NOW}, expect=failure("RATE_LIMIT", 1)),
+            "nowMs": NOW_MS - 1,
+        },
+        http_op(429, "", headers={"retry-after": NOW}, expect=failure("RATE_LIMIT")),
     ),
     wire_case(
         "http-retry-after-on-any-status",

@@ -78,6 +78,22 @@ RULE_CASES: list[HttpCase] = [
             ),
         ),
     ),
+    HttpCase(
+        "deepseek-http/surrogate-halves-joined-into-one-character",
+        "User text blocks joined into one string, written as `JSON.stringify` writes it: only a "
+        "*lone* surrogate becomes an escape. A block ending in a high surrogate (each block alone "
+        "holds a lone one) followed by a block starting with a low one joins into a pair, one "
+        "character, which arrives as that character: D83D DE00 is U+1F600, DBFF DFFF is "
+        "U+10FFFF.",
+        (
+            Exchange(
+                wire_request(user(text("a\ud83d"), text("\ude00b\udbff"), text("\udfff"))),
+                streamed(_HELLO),
+                sent(body({"role": "user", "content": "a\U0001f600b\U0010ffff"})),
+                stream([text("hello")], STOP),
+            ),
+        ),
+    ),
     refusal(
         "refuse-missing-key",
         "No key or the empty string → `MISSING_CREDENTIAL`, refused before any I/O (nothing "

@@ -270,7 +270,8 @@ REQUIREMENTS: Final = (
         (
             "The body is written as JSON.stringify writes it: a lone surrogate is the escape "
             "\\udXXX in lowercase hex, never raw bytes or an encoding error; control "
-            "characters and U+2028/U+2029 arrive as the same string."
+            "characters and U+2028/U+2029 arrive as the same string; a high surrogate followed "
+            "by a low one (two text blocks joined) is no lone surrogate but one character."
         ),
         _SECTION,
         (
@@ -278,7 +279,10 @@ REQUIREMENTS: Final = (
             "in any string is written as the escape `\\udXXX` (lowercase hex), never as raw "
             "bytes and never as an encoding error."
         ),
-        cases=("deepseek-http/lone-surrogate-and-control-characters",),
+        cases=(
+            "deepseek-http/lone-surrogate-and-control-characters",
+            "deepseek-http/surrogate-halves-joined-into-one-character",
+        ),
     ),
     Requirement(
         "PROMPT-DEEPSEEK-WIRE.15",
@@ -584,6 +588,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/retry-after-on-any-status",
             "deepseek-http/retry-after-past-date-on-the-clock",
+            "deepseek/http-retry-after-date-one-millisecond-ahead",
         ),
     ),
 )

@@ -330,6 +330,7 @@ _WIRE_NOT_FOUND: Final = (
     "NonJsonConstantsAccepted",
     "ToolCallDeltaNameNull",
     "EmptyResponseDetailNotMessage",
+    "RetryAfterDateInWholeSeconds",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
     (name, f"wire: a request, body or error response that shows this: {_departure(name)}")
@@ -408,6 +409,7 @@ UNREACHED: Final = {
     "PartialAnswerKeptOnDrop": _HTTP,
     "NonUtf8ErrorBodyIsTransport": _HTTP,
     "ClockInSeconds": _HTTP,
+    "SurrogatePairsLeftToTheEncoder": _HTTP,
 }
 
 
