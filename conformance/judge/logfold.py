@@ -220,13 +220,11 @@ class LogFold:
     def _envelope(event: Json, seq: int) -> None:
         if not isinstance(event, dict):
             raise _Broken("envelope", f"an event is a JSON object, got {_show(event)}")
-        # Set tests on every event; the message is built for a broken envelope only.
+        # Set tests on every event (every required key, only envelope keys, no optional one
+        # null); the message is built for a broken envelope only.
         keys = event.keys()
-        extra = keys - _REQUIRED_KEYS if len(keys) > len(_REQUIRED_KEYS) else ()
-        if (
-            not keys >= _REQUIRED_KEYS
-            or not _ENVELOPE_KEYS.issuperset(extra)
-            or None in map(event.get, extra)
+        if not _REQUIRED_KEYS <= keys <= _ENVELOPE_KEYS or (
+            len(keys) > len(_REQUIRED_KEYS) and None in map(event.get, keys - _REQUIRED_KEYS)
         ):
             unknown = sorted(keys - _ENVELOPE_KEYS)
             missing = [key for key in ENVELOPE_REQUIRED if key not in event]
