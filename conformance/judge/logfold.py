@@ -288,10 +288,11 @@ class LogFold:
         """What a loop wrote never holds an optional payload field as null ("an absent optional
         field is omitted, never `null`"). Reported without refusing the event: what the folds
         read of it is intact, so the rules after this one still judge it."""
+        optional = _PAYLOAD_OPTIONAL.get(event["type"])
+        if optional is None:  # most events: a type without optional fields
+            return
         data = event["data"]
-        nulls = [
-            key for key in _PAYLOAD_OPTIONAL.get(event["type"], ()) if data.get(key, 0) is None
-        ]
+        nulls = [key for key in optional if data.get(key, 0) is None]
         if nulls:
             raise _Broken(
                 "payload-shape",
