@@ -4,12 +4,15 @@ Writes a real-shaped session log (one loop instance: a header, then turns of a u
 streamed text chunks, a tool call and its result of about 1 KB, and a final answer) of each size
 into a temporary directory, then times, each in a fresh process:
 
-- ``check-log`` on it (every rule of `conformance.judge.logfold` checked), and
+- ``check-log`` on it (every rule of `conformance.judge.logfold` checked),
 - the Python floor: one ``json.loads`` per line of the same file,
+- and, to show where the rest goes, check-log's reading alone: its lines parsed as it parses
+  them (noting repeated keys and non-integer numbers), no rule checked,
 
-and prints MB/s for both, the ratio, the growth exponent of each over the 10x range of sizes, and
-the peak resident memory of each process (streaming: it should not grow with the file). Times are
-CPU seconds (`benchmarks/figures.py`), the best of `ROUNDS` runs of each, the two interleaved.
+and prints MB/s for the three, the ratios to the floor, the growth exponent of check-log and the
+floor over the 10x range of sizes, and the peak resident memory of both processes (streaming: it
+should not grow with the file). Times are CPU seconds (`benchmarks/figures.py`), the best of
+`ROUNDS` runs of each, the three interleaved.
 
     python benchmarks/check_log_speed.py [MB ...]     # default: 10 100
 """
@@ -52,6 +55,11 @@ if what == "check-log":
     sink = io.StringIO()
     status = check_file(path, sink, sink)
     assert status == 0, sink.getvalue()[:2000]
+elif what == "read":
+    from conformance.run.check_log import _read
+    with open(path, "rb") as file:
+        for entry in _read(path, file):
+            assert entry.unreadable is None
 else:
     with open(path, "rb") as file:
         for line in file:
@@ -160,20 +168,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         print(
             f"{'MB':>5} {'check-log MB/s':>15} {'floor MB/s':>11} {'ratio':>6} "
-            f"{'check-log MiB':>14} {'floor MiB':>10}"
+            f"{'check-log MiB':>14} {'floor MiB':>10} {'reading MB/s':>13} {'ratio':>6}"
         )
         for megabytes in sizes:
             path = Path(folder) / f"log-{megabytes}.jsonl"
             write_log(path, megabytes * 1_000_000)
             size = path.stat().st_size / 1e6
-            runs = [(measure(path, "check-log"), measure(path, "floor")) for _ in range(ROUNDS)]
-            check, check_peak = min(checked for checked, _ in runs)  # the fastest, its memory
-            floor, floor_peak = min(parsed for _, parsed in runs)
+            runs = [
+                (measure(path, "check-log"), measure(path, "floor"), measure(path, "read"))
+                for _ in range(ROUNDS)
+            ]
+            check, check_peak = min(checked for checked, _, _ in runs)  # the fastest, its memory
+            floor, floor_peak = min(parsed for _, parsed, _ in runs)
+            read = min(took for _, _, (took, _) in runs)
             path.unlink()
             rows.append((size, check, floor))
             print(
                 f"{size:>5.0f} {size / check:>15.1f} {size / floor:>11.1f} {check / floor:>6.2f} "
-                f"{check_peak / 1024:>14.0f} {floor_peak / 1024:>10.0f}"
+                f"{check_peak / 1024:>14.0f} {floor_peak / 1024:>10.0f} {size / read:>13.1f} "
+                f"{read / floor:>6.2f}"
             )
     if len(rows) > 1:
         (small, check_small, floor_small), (large, check_large, floor_large) = rows[0], rows[-1]

@@ -365,7 +365,7 @@ class PromptRegistry:
 
         # 5. evaluate section texts, remembering (a copy of) the complete one: the waterfall gets
         #    the evaluated objects and may edit them in place.
-        section_texts = [await _evaluate_text(entry, context) for entry in ordered_sections]
+        section_texts = await _evaluate_texts(ordered_sections, context)
         remembered = next(
             (
                 PromptText(text.name, text.text)
@@ -379,7 +379,7 @@ class PromptRegistry:
         context_texts: list[PromptText] = []
         if not suppressed:
             ordered_contexts = sorted(contexts.values(), key=lambda entry: entry.order)
-            context_texts = [await _evaluate_text(entry, context) for entry in ordered_contexts]
+            context_texts = await _evaluate_texts(ordered_contexts, context)
 
         # 7. order tools
         tools = order_tools(schemas, known_names, self.config.tool_order)
@@ -512,13 +512,17 @@ def _live_variables(layer: _Layer) -> Iterator[_Variable]:
         yield entry
 
 
-async def _evaluate_text(entry: _Section, context: AssembleContext) -> PromptText:
-    text = entry.text if isinstance(entry.text, str) else await _resolve(entry.text(context))
-    if not isinstance(text, str):
-        raise TypeError(
-            f"{entry.name!r}: text provider returned {type(text).__name__}, expected str"
-        )
-    return PromptText(entry.name, text)
+async def _evaluate_texts(entries: list[_Section], context: AssembleContext) -> list[PromptText]:
+    """Each entry's text, one after the other, in order (a provider may be async)."""
+    texts: list[PromptText] = []
+    for entry in entries:
+        text = entry.text if isinstance(entry.text, str) else await _resolve(entry.text(context))
+        if not isinstance(text, str):
+            raise TypeError(
+                f"{entry.name!r}: text provider returned {type(text).__name__}, expected str"
+            )
+        texts.append(PromptText(entry.name, text))
+    return texts
 
 
 def _layer_chain(scope: Scope | None) -> list[Scope | None]:

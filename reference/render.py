@@ -114,9 +114,10 @@ def render_texts(
 
 def render_prompt(assembly: Assembly) -> str:
     """The system string: the interpolated non-empty sections, joined (all empty: ``''``)."""
-    return SECTION_JOINER.join(
-        entry.text for entry in render_texts(assembly.sections, assembly.variables)
+    rendered = (
+        interpolate(entry.text, assembly.variables, where=entry.name) for entry in assembly.sections
     )
+    return SECTION_JOINER.join(text for text in rendered if text)
 
 
 def render_context_sections(assembly: Assembly) -> list[PromptText]:

@@ -42,7 +42,7 @@ surface, the folded header and context, and the runtime-context projection.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -111,6 +111,9 @@ class _Broken(Exception):
         super().__init__(message)
         self.rule = rule
 
+    def violation(self, seq: int) -> Violation:
+        return Violation(seq, self.rule, str(self))
+
 
 @dataclass(frozen=True)
 class Retained:
@@ -153,32 +156,30 @@ class LogFold:
         if self.instance_starts[-1] == seq:
             self._start_instance()
         found: list[Violation] = []
-
-        def check(rules: Callable[..., None], *args: Json) -> bool:
-            try:
-                rules(*args)
-            except _Broken as broken:
-                found.append(Violation(seq, broken.rule, str(broken)))
-                return False
-            return True
-
+        written = seq >= self.seeded  # by a loop instance, so the loop's rules judge it too
         # An event breaking these rules is one a conforming session would have refused to
         # append: it is kept (its seq is taken) but changes nothing.
-        written = seq >= self.seeded  # by a loop instance, so the loop's rules judge it too
-        admitted = check(self._envelope, event, seq) and check(
-            self._content, event, written, lossless
-        )
+        try:
+            self._envelope(event, seq)
+            self._content(event, written, lossless)
+            if event["type"] in SURFACE_ELIGIBLE:
+                self._surface_op(event, seq)
+        except _Broken as broken:
+            found.append(broken.violation(seq))
+            admitted = False
+        else:
+            admitted = True
         self.events.append(event)
-        if admitted and event["type"] in SURFACE_ELIGIBLE:
-            admitted = check(self._surface_op, event, seq)
         self._admitted.append(admitted)
         if admitted and not written:
             self._follow_seeded(event)
         elif admitted:
-            check(self._optional_fields, event)
-            check(self._requests, event)
-            check(self._steps, event)
-            check(self._runtime_context, event)
+            # The loop's rules: each judges the event on its own, and each break is reported.
+            for rule in (self._optional_fields, self._requests, self._steps, self._runtime_context):
+                try:
+                    rule(event)
+                except _Broken as broken:
+                    found.append(broken.violation(seq))
         if admitted:
             self._follow_projection(event, seq)
             if event["type"] == END_SEED:
@@ -219,13 +220,11 @@ class LogFold:
     def _envelope(event: Json, seq: int) -> None:
         if not isinstance(event, dict):
             raise _Broken("envelope", f"an event is a JSON object, got {_show(event)}")
-        # Set tests on every event; the message is built for a broken envelope only.
+        # Set tests on every event (every required key, only envelope keys, no optional one
+        # null); the message is built for a broken envelope only.
         keys = event.keys()
-        extra = keys - _REQUIRED_KEYS if len(keys) > len(_REQUIRED_KEYS) else ()
-        if (
-            not keys >= _REQUIRED_KEYS
-            or not _ENVELOPE_KEYS.issuperset(extra)
-            or None in map(event.get, extra)
+        if not _REQUIRED_KEYS <= keys <= _ENVELOPE_KEYS or (
+            len(keys) > len(_REQUIRED_KEYS) and None in map(event.get, keys - _REQUIRED_KEYS)
         ):
             unknown = sorted(keys - _ENVELOPE_KEYS)
             missing = [key for key in ENVELOPE_REQUIRED if key not in event]
@@ -289,10 +288,11 @@ class LogFold:
         """What a loop wrote never holds an optional payload field as null ("an absent optional
         field is omitted, never `null`"). Reported without refusing the event: what the folds
         read of it is intact, so the rules after this one still judge it."""
+        optional = _PAYLOAD_OPTIONAL.get(event["type"])
+        if optional is None:  # most events: a type without optional fields
+            return
         data = event["data"]
-        nulls = [
-            key for key in _PAYLOAD_OPTIONAL.get(event["type"], ()) if data.get(key, 0) is None
-        ]
+        nulls = [key for key in optional if data.get(key, 0) is None]
         if nulls:
             raise _Broken(
                 "payload-shape",
@@ -524,6 +524,8 @@ _PAYLOAD_KEYS: Final = {
     "request/header": ("header", "reason"),
     "request/context": ("provider", "model"),
 }
+#: The same keys as sets: one set comparison on every event, instead of a test per key.
+_PAYLOAD_KEY_SETS: Final = {type_: frozenset(keys) for type_, keys in _PAYLOAD_KEYS.items()}
 #: The optional fields of the core payloads (CONTRACTS.md, "The session log": `usage?`,
 #: `interrupted?`, `error?`, `meta?`, `contextWindow?`): "an absent optional field is omitted, never
 #: `null`", so a loop never writes one as null.
@@ -538,11 +540,11 @@ def _payload_problem(type_: str, data: Json) -> str | None:
     """The payload fields the folds read, for the core types; other types pass unchecked."""
     if type_ == "user/message":
         return _message_problem(data, "user")
-    keys = _PAYLOAD_KEYS.get(type_)
+    keys = _PAYLOAD_KEY_SETS.get(type_)
     if keys is None:
         return None
-    if not isinstance(data, dict) or any(key not in data for key in keys):
-        return f"data must be an object with {', '.join(keys)}"
+    if not isinstance(data, dict) or not data.keys() >= keys:
+        return f"data must be an object with {', '.join(_PAYLOAD_KEYS[type_])}"
     if type_ in ("assistant/message", "tool/result"):
         role = "assistant" if type_ == "assistant/message" else "user"
         return _message_problem(data["message"], role, type_)

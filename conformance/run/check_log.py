@@ -109,39 +109,39 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
     for entry in entries:
         count += 1
         seq = len(fold.events)
-        where = f"{label}:{entry.line}: seq {seq}"
         if entry.unreadable is not None:
             fold.add_unreadable()
-            err.write(f"{where}: {entry.unreadable}\n")
+            err.write(f"{_where(label, entry, seq)}: {entry.unreadable}\n")
             unreadable += 1
             continue
         found = _seq_found(entry.value)
         if found is not None and found < seq:
             if not behind:
-                out.write(
-                    _seq_violation(
-                        where, f"seq {found} goes back; events are skipped until seq {seq} comes"
-                    )
-                )
+                message = f"seq {found} goes back; events are skipped until seq {seq} comes"
+                out.write(_seq_violation(_where(label, entry, seq), message))
                 problems += 1
             behind = True
             continue
         behind = False
         if found is not None and seq < found <= seq + _MAX_GAP:
             missing = f"seq {seq}" if found == seq + 1 else f"seqs {seq}..{found - 1}"
-            out.write(_seq_violation(where, f"{missing} missing: the log goes on at seq {found}"))
+            message = f"{missing} missing: the log goes on at seq {found}"
+            out.write(_seq_violation(_where(label, entry, seq), message))
             problems += 1
             for _ in range(found - seq):
                 fold.add_unreadable()
-            where = f"{label}:{entry.line}: seq {found}"
+            seq = found  # the event is checked at its own seq
         for key in entry.duplicate_keys:
             out.write(
-                f"{where}: session-non-json ({RULES['session-non-json']}): the key {key!r} "
-                "appears twice in one object (object keys are unique)\n"
+                f"{_where(label, entry, seq)}: session-non-json ({RULES['session-non-json']}): "
+                f"the key {key!r} appears twice in one object (object keys are unique)\n"
             )
             problems += 1
         for violation in fold.add(entry.value, lossless=entry.integers_only):
-            out.write(f"{where}: {violation.rule} ({violation.contract}): {violation.message}\n")
+            out.write(
+                f"{_where(label, entry, seq)}: {violation.rule} ({violation.contract}): "
+                f"{violation.message}\n"
+            )
             problems += 1
     verdict = ", ".join(
         part
@@ -159,6 +159,12 @@ def _seq_found(event: Json) -> int | None:
     """The event's seq when it is a JSON integer (anything else is the fold's to judge)."""
     seq = event.get("seq") if isinstance(event, dict) else None
     return seq if type(seq) is int and seq >= 0 else None
+
+
+def _where(label: str, entry: Entry, seq: int) -> str:
+    """Where a problem is: the file, the entry's line and the seq it is checked at (built only
+    for a line that has a problem)."""
+    return f"{label}:{entry.line}: seq {seq}"
 
 
 def _seq_violation(where: str, message: str) -> str:
