@@ -3289,6 +3289,17 @@ class SnapshotLoggedNotSent(_WrongLoop):
             return await super().build_request(turn, step, assembly, system, model_input, signal)
 
 
+class ErroredContextMisspelt(Driver):
+    """The `errored` answer of a case it cannot run carries its context under a misspelt key
+    (`CONTEXT`), as `Driver.handle` mutant 53 does: every other answer is the reference's."""
+
+    def handle(self, message: Json) -> Json:
+        answer = super().handle(message)
+        if isinstance(answer, dict) and answer.get("type") == "errored" and "context" in answer:
+            answer["CONTEXT"] = answer.pop("context")
+        return answer
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final = {
     "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
@@ -3505,6 +3516,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
     "DuplicateNamesTheLayer": "PROMPT-REGISTRY-CONTRACT",
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "ErroredContextMisspelt": "PROMPT-REGISTRY-CONTRACT",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -3988,5 +4000,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_loop_invariant[loop/runtime-context-restored-from-a-seed-is-not-re-proposed]",
         "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
         "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
+    ),
+    "ErroredContextMisspelt": (
+        "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
     ),
 }
