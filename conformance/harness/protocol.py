@@ -17,6 +17,11 @@ PROTOCOL_VERSION: Final = 1
 #: The longest one case may take unless ``--case-timeout`` says otherwise, in seconds.
 DEFAULT_TIMEOUT: Final = 10.0
 
+#: The reason of an ``errored`` outcome the implementation answered itself, in the shape the
+#: schema fixes; every other ``errored`` outcome (a protocol violation, a timeout, a crash) says
+#: what went wrong instead.
+ANSWERED_ERRORED: Final = "the implementation answered 'errored'"
+
 #: Capabilities protocol version 1 knows (PROTOCOL.md's table). An implementation may list others;
 #: they are ignored.
 CAPABILITIES: Final = (
@@ -126,7 +131,7 @@ def parse_outcome(message: Json, case_id: str, ops: int) -> Outcome:
     if kind == "errored":
         return Outcome(
             "errored",
-            reason="the implementation answered 'errored'",
+            reason=ANSWERED_ERRORED,
             context=message.get("context"),
         )
     raise ProtocolError(f"unknown answer type {kind!r} to 'run'")

@@ -219,4 +219,14 @@ REQUIREMENTS: Final = (
             "registry/config-toolOrder-given-a-number-in-the-list",
         ),
     ),
+    Requirement(
+        "PROMPT-REGISTRY-CONTRACT.17",
+        "The registry is judged through PROTOCOL.md's ops; a scenario the harness cannot run (an "
+        "op outside the schema) is answered `errored` in the protocol's shape (`type`, `case`, "
+        "`context`?, no other key), an error of the implementation and never a pass. PROTOCOL.md's "
+        "rule, filed under the contract of the `registry` capability every harness declares.",
+        _SECTION,
+        "The registry takes five kinds of registration",
+        tests=("test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",),
+    ),
 )
