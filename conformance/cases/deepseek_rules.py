@@ -558,6 +558,14 @@ SHAPE_RULES: list[Case] = [
         ),
     ),
     wire_case(
+        "stream-shape-tool-call-function-not-an-object",
+        "Tool-call `id` a string or null: a number as the id is `MALFORMED_RESPONSE` also when "
+        "the call's `function` is a string. The expected shape says nothing of `function` "
+        "itself, so whether a string there is malformed or skipped is open, but either way the "
+        "id makes the payload malformed: the stream ends `MALFORMED_RESPONSE`, never in a crash.",
+        *malformed('{"choices":[{"delta":{"tool_calls":[{"index":0,"id":7,"function":"f"}]}}]}'),
+    ),
+    wire_case(
         "stream-shape-finish-reason",
         "`finish_reason` a string or null: a number, a boolean or an object is "
         "`MALFORMED_RESPONSE`.",

@@ -178,6 +178,20 @@ RULE_CASES: list[HttpCase] = [
         ),
     ),
     HttpCase(
+        "deepseek-http/closed-after-done",
+        "Stream: SSE `data:` payloads up to `[DONE]`: once `[DONE]` has come the answer is "
+        "complete, so a connection that closes after it, short of the announced "
+        "`content-length`, changes nothing: `hello`, then `stop`.",
+        (
+            Exchange(
+                wire_request(_ASK),
+                Scripted(parts=(_HELLO,), content_length=len(_HELLO) + 100),
+                sent(body(_ASK_WIRE)),
+                stream([text("hello")], STOP),
+            ),
+        ),
+    ),
+    HttpCase(
         "deepseek-http/eof-mid-event-after-deltas",
         "EOF without `[DONE]` → `STREAM_CLOSED`, also after deltas, with the body ending inside "
         "an event.",

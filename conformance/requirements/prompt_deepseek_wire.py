@@ -315,6 +315,7 @@ REQUIREMENTS: Final = (
             "deepseek-http/stream-closed",
             "deepseek-http/eof-mid-event-after-deltas",
             "deepseek-http/closed-mid-body",
+            "deepseek-http/closed-after-done",
         ),
     ),
     Requirement(
@@ -397,6 +398,7 @@ REQUIREMENTS: Final = (
             "deepseek/stream-shape-tool-calls-scalars",
             "deepseek/stream-shape-tool-call-index",
             "deepseek/stream-shape-tool-call-id-and-name",
+            "deepseek/stream-shape-tool-call-function-not-an-object",
             "deepseek/stream-shape-finish-reason",
             "deepseek/stream-shape-usage-boolean-count",
             "deepseek/stream-non-json-constants",

@@ -331,6 +331,7 @@ _WIRE_NOT_FOUND: Final = (
     "ToolCallDeltaNameNull",
     "EmptyResponseDetailNotMessage",
     "RetryAfterDateInWholeSeconds",
+    "ToolCallFunctionTakenAsAnObject",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
     (name, f"wire: a request, body or error response that shows this: {_departure(name)}")
@@ -409,6 +410,7 @@ UNREACHED: Final = {
     "PartialAnswerKeptOnDrop": _HTTP,
     "NonUtf8ErrorBodyIsTransport": _HTTP,
     "ClockInSeconds": _HTTP,
+    "BodyReadWholeFirst": _HTTP,
     "SurrogatePairsLeftToTheEncoder": _HTTP,
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
