@@ -3564,7 +3564,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RetryAfterDateInWholeSeconds": "PROMPT-DEEPSEEK-WIRE",
     "SurrogatePairsLeftToTheEncoder": "PROMPT-DEEPSEEK-WIRE",
     "ErroredContextMisspelt": "PROMPT-REGISTRY-CONTRACT",
-    "ToolCallFunctionTakenAsAnObject": "PROMPT-DEEPSEEK-WIRE",
+    "ToolCallFunctionNotAnObjectSkipped": "PROMPT-DEEPSEEK-WIRE",
     "BodyReadWholeFirst": "PROMPT-DEEPSEEK-WIRE",
 }
 
@@ -4087,7 +4087,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "ErroredContextMisspelt": (
         "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
     ),
-    "ToolCallFunctionTakenAsAnObject": (
+    "ToolCallFunctionNotAnObjectSkipped": (
         "test_example[deepseek/stream-shape-tool-call-function-not-an-object]",
     ),
     "BodyReadWholeFirst": ("test_deepseek_http[deepseek-http/closed-after-done]",),
@@ -4278,20 +4278,21 @@ class ClockInSeconds(Driver):
         client.time = Clock  # type: ignore[assignment]
 
 
-class ToolCallFunctionTakenAsAnObject(Driver):
-    """A tool call's ``function`` is copied as an object before any check, so a string there
-    raises a Python error out of the translation (the harness answers ``errored``) instead of
-    the stream ending ``MALFORMED_RESPONSE`` (the audit's ``_append_call`` mutant 33)."""
+class ToolCallFunctionNotAnObjectSkipped(Driver):
+    """A tool call whose ``function`` is not an object (nor null) is skipped whole, so the rest
+    of the call (a number as its ``id``) is never checked and the stream goes on instead of
+    ending ``MALFORMED_RESPONSE``. (The audit's ``_append_call`` mutant 33 crashed there
+    instead, which the same case rejects.)"""
 
     def __init__(self) -> None:
-        checked = translate._object
+        append = translate.StreamTranslator._append_call
 
-        def copied(value, where, data):  # type: ignore[no-untyped-def]
-            if where == "tool_calls[].function" and value is not None:
-                return dict(value)
-            return checked(value, where, data)
+        def skipping(self, out, call, data):  # type: ignore[no-untyped-def]
+            function = call.get("function") if isinstance(call, dict) else None
+            if function is None or isinstance(function, dict):
+                append(self, out, call, data)
 
-        translate._object = copied
+        translate.StreamTranslator._append_call = skipping  # type: ignore[method-assign]
 
 
 class BodyReadWholeFirst(Driver):
