@@ -331,6 +331,7 @@ _WIRE_NOT_FOUND: Final = (
     "ToolCallDeltaNameNull",
     "EmptyResponseDetailNotMessage",
     "RetryAfterDateInWholeSeconds",
+    "RetryAfterDateInLocalTime",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
     (name, f"wire: a request, body or error response that shows this: {_departure(name)}")

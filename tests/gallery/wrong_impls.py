@@ -15,8 +15,10 @@ import itertools
 import json
 import math
 import re
+import time
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
+from email.utils import parsedate
 from typing import Any, Final
 
 from reference import header, loop, registry, render, runtime_context, session, tool_order
@@ -3564,6 +3566,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RetryAfterDateInWholeSeconds": "PROMPT-DEEPSEEK-WIRE",
     "SurrogatePairsLeftToTheEncoder": "PROMPT-DEEPSEEK-WIRE",
     "ErroredContextMisspelt": "PROMPT-REGISTRY-CONTRACT",
+    "RetryAfterDateInLocalTime": "PROMPT-DEEPSEEK-WIRE",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -4085,6 +4088,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "ErroredContextMisspelt": (
         "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
     ),
+    "RetryAfterDateInLocalTime": (
+        "test_example[deepseek/http-retry-after-imf-fixdate]",
+        "test_example[deepseek/http-retry-after-asctime-and-rfc850]",
+        "test_example[deepseek/http-retry-after-on-any-status]",
+        "test_example[deepseek/http-retry-after-date-one-millisecond-ahead]",
+    ),
 }
 
 
@@ -4270,3 +4279,22 @@ class ClockInSeconds(Driver):
                 return now() / 1000
 
         client.time = Clock  # type: ignore[assignment]
+
+
+class RetryAfterDateInLocalTime(Driver):
+    """An HTTP-date `Retry-After` is read in the machine's local time zone (`time.mktime` where
+    `calendar.timegm` is meant), not as GMT. On a machine whose zone is UTC it reads every date
+    right: only the zone the suite runs implementations in (PROTOCOL.md, "The harness's
+    environment") shows it."""
+
+    def __init__(self) -> None:
+        delay_of = failures.retry_after_ms
+
+        def local(value, *, now_ms):  # type: ignore[no-untyped-def]
+            fields = None if value is None else parsedate(value.strip())
+            if fields is None or failures._SECONDS.fullmatch(value.strip()):
+                return delay_of(value, now_ms=now_ms)
+            delay = int(time.mktime(fields) * 1000) - now_ms
+            return delay if delay > 0 else None
+
+        failures.retry_after_ms = local
