@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 import conformance
 from conformance.cases import all_cases
 from conformance.requirements import catalog
-from conformance.run.catalog import cases
+from conformance.run.catalog import cases, other_tests, properties
 from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
 from reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
@@ -43,6 +43,9 @@ CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 #: (`dsh-conformance --list`), so the counts below hold whatever cases are added.
 EXAMPLES = ("--contract", CONTRACT, "-k", "test_example")
 CASES = len(cases(frozenset({CONTRACT})))
+#: Every test of CONTRACT a verdict counts: its example cases and its property and other tests
+#: (``dsh-conformance --list``; none of those is parametrized).
+TESTS = CASES + sum(len(tests(frozenset({CONTRACT}))) for tests in (properties, other_tests))
 
 
 class NoCapabilities(Driver):
@@ -325,8 +328,8 @@ def test_a_partial_run_says_what_did_not_run(tmp_path: Path) -> None:
     (reference,) = report["implementations"]
     tally = reference["contracts"][CONTRACT]
     assert status == 0, output
-    assert tally["passed"] == 1 and tally["deselected"] == CASES - 1, tally
-    assert tally["verdict"] == f"incomplete: 1 of {CASES} run"
+    assert tally["passed"] == 1 and tally["deselected"] == TESTS - 1, tally
+    assert tally["verdict"] == f"incomplete: 1 of {TESTS} run"
     assert reference["contracts"]["PROMPT-STRICT-RENDER"]["verdict"] == "not selected"
     assert report["status"] == reference["status"] == "incomplete"
     assert set(reference["contracts"]) == {CONTRACT, "PROMPT-STRICT-RENDER"}
@@ -444,7 +447,7 @@ def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
     (row,) = [line for line in output.splitlines() if line.startswith(CONTRACT)]
     cells = [cell.strip() for cell in row[len(CONTRACT) :].split("  ") if cell.strip()]
     # a verdict per column
-    assert cells == [f"incomplete: {builtin} of {CASES} run", "DOES NOT CONFORM"], row
+    assert cells == [f"incomplete: {builtin} of {TESTS} run", "DOES NOT CONFORM"], row
     assert "  test_example[registry/builtin-sections-by-default]: [1] passed, [2] failed" in output
     assert output.count("contract ID  ") == 1  # not one full table after another
     assert [i["label"] for i in report["implementations"]] == [
