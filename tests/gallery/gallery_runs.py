@@ -56,10 +56,7 @@ def start(outdir: Path, parallel: int) -> subprocess.Popen[str]:
     for a failure message."""
     env = {
         **os.environ,
-        # `warm_runner`, which `isolated_runs` imports, lives beside the runner's tests.
-        "PYTHONPATH": os.pathsep.join(
-            [str(HERE), str(HERE.parent / "conformance"), os.environ.get("PYTHONPATH", "")]
-        ),
+        "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.Popen(
         [sys.executable, str(HERE / "isolated_runs.py"), str(parallel), str(outdir), *jobs()],

@@ -38,9 +38,10 @@ settings.register_profile(
 settings.load_profile(GALLERY)
 
 # Imported here, once, for every child to inherit: what every run of the runner imports
-# (`warm_runner.import_the_runner`, shared with the runner's own tests), and the gallery's module
-# with the reference model under it. Importing `wrong_impls` changes nothing: a driver that
-# patches the reference does so when it is created, which happens in its child.
+# (`warm_runner.import_the_runner`, beside the runner's own tests, which share it), and the
+# gallery's module with the reference model under it. Importing `wrong_impls` changes nothing: a
+# driver that patches the reference does so when it is created, which happens in its child.
+sys.path.append(str(Path(__file__).parents[1] / "conformance"))
 import wrong_impls  # noqa: E402, F401
 from warm_runner import import_the_runner  # noqa: E402
 
