@@ -7,6 +7,9 @@ cut lines, and reports show offending lines cut to `SHOWN_CHARS`, saying what wa
 Each process leads its own process group (session): killing it kills whatever it started too
 (``sh -c``, ``npm``, ``npx`` wrappers), on a timeout, a restart, the end of the run, and when the
 suite itself is terminated (SIGTERM, SIGHUP, or interpreter exit).
+
+Each process starts with the suite's environment and ``TZ`` set to the harness's zone
+(`conformance.harness.zone`), as PROTOCOL.md guarantees.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, Final
 
 from .protocol import STOP_MESSAGE, ProtocolError
 from .validate import cut
+from .zone import harness_environment
 
 Json = Any
 #: The longest answer line the suite reads; a longer one is a protocol error of that case.
@@ -75,6 +79,7 @@ class Child:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=_POSIX,
+                env=harness_environment(),
             )
         except OSError as error:
             raise ProtocolError(f"cannot start {shlex.join(argv)}: {error}") from error

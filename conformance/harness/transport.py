@@ -42,6 +42,7 @@ from .protocol import (
     start_message,
 )
 from .validate import check_answer, cut
+from .zone import harness_zone
 
 Json = Any
 _MODULE_ATTR: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -142,11 +143,13 @@ class InProcess(Implementation):
     """A Python object with ``handle(message) -> response``.
 
     Messages go through a JSON round trip both ways, so an in-process implementation sees and
-    answers exactly what a subprocess would. On the main thread of a POSIX process the driver is
-    called directly, with a ``SIGALRM`` timer interrupting it at the timeout (re-armed every
-    half second in case the driver swallows it once); elsewhere, or when another timer is
-    already armed, each call runs in a daemon thread that is abandoned at the timeout (a thread
-    cannot be killed) without keeping the suite's process alive at exit.
+    answers exactly what a subprocess would; and it answers in the time zone a subprocess runs in
+    (`conformance.harness.zone.harness_zone`), this process's zone switched back after each call.
+    On the main thread of a POSIX process the driver is called directly, with a ``SIGALRM``
+    timer interrupting it at the timeout (re-armed every half second in case the driver swallows
+    it once); elsewhere, or when another timer is already armed, each call runs in a daemon
+    thread that is abandoned at the timeout (a thread cannot be killed) without keeping the
+    suite's process alive at exit.
     """
 
     def __init__(
@@ -168,10 +171,11 @@ class InProcess(Implementation):
         `conformance.judge.nesting`), or whatever ``handle`` raised."""
         request = json.loads(json.dumps(message))
         limit = self.timeout if timeout is None else timeout
-        if _alarm_is_free():
-            answer = self._call_with_alarm(request, limit)
-        else:
-            answer = self._call_in_thread(request, limit)
+        with harness_zone():  # the zone a harness process runs in (PROTOCOL.md)
+            if _alarm_is_free():
+                answer = self._call_with_alarm(request, limit)
+            else:
+                answer = self._call_in_thread(request, limit)
         try:
             text = json.dumps(answer, allow_nan=False)
         except RecursionError:
@@ -471,7 +475,9 @@ def load_implementation(
                 f"from conformance.harness.isolated import main; main({spec!r})"
             )
             return Subprocess([sys.executable, "-c", code], label, timeout, start_timeout)
-        return InProcess(driver_of(spec), label, timeout, start_timeout)
+        with harness_zone():  # built in the zone it will answer in, as a harness process is
+            driver = driver_of(spec)
+        return InProcess(driver, label, timeout, start_timeout)
     argv = shlex.split(spec)
     if not argv:
         raise ValueError("--impl needs a value")

@@ -27,7 +27,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ..harness.protocol import PROTOCOL_VERSION
-from ..harness.transport import Implementation, in_process, load_implementation
+from ..harness.transport import Implementation, InProcess, in_process, load_implementation
+from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
@@ -138,6 +139,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if impl.label in implementations:
             raise pytest.UsageError(f"--impl {spec!r} is given twice")
         implementations[impl.label] = impl
+    in_this_process = any(isinstance(impl, InProcess) for impl in implementations.values())
+    for problem in zone_problems(in_this_process):
+        config.issue_config_time_warning(UserWarning(f"dsh-conformance: {problem}"), stacklevel=2)
     baseline_out = config.getoption("--write-expected-failures")
     if baseline_out and len(implementations) > 1 and "{impl}" not in baseline_out:
         raise pytest.UsageError(

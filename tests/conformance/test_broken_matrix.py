@@ -1,8 +1,9 @@
 """The broken-harness matrix: every way a harness can misbehave, through the real runner.
 
-Each row runs ``dsh-conformance`` on `broken_harness.py` in one mode, restricted to one contract's
-example cases with a 1 s case timeout (the harness's start has a start timeout of its own, so a
-start slowed by a busy machine never spends a case's time). Every row must finish in bounded time,
+Each row runs ``dsh-conformance`` (a process of its own, forked by `warm_runner`) on
+`broken_harness.py` in one mode, restricted to one contract's example cases with a 1 s case
+timeout (the harness's start has a start timeout of its own, so a start slowed by a busy machine
+never spends a case's time). Every row must finish in bounded time,
 exit 1, and produce a report whose errors sit on the right tests, say what happened, and stay
 small:
 
@@ -19,17 +20,15 @@ answer is checked in linear time with a small constant, whatever its width or de
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_transport import assert_all_gone
+from warm_runner import WarmRunner
 
 from conformance.run.catalog import cases
 
@@ -87,20 +86,20 @@ AT_RUN_FAILING = [
 
 
 def run_matrix_row(
+    warm: WarmRunner,
     tmp_path: Path,
     command: str,
     env: dict[str, str] | None = None,
     start_timeout: str = START_TIMEOUT,
 ) -> tuple[int, str, list[dict[str, Any]]]:
-    """Run the suite on ``command``; the exit status, the output, and the results that ran."""
+    """Run the suite on ``command`` (in a process of its own, `warm_runner`, killed after
+    `LIMIT`); the exit status, the output, and the results that ran. ``ru_maxrss`` of its
+    process tree is the largest process's, in KiB on Linux."""
     report = tmp_path / "report.json"
     output = tmp_path / "output.txt"
     started = time.monotonic()
-    status, usage = _run_measured(
+    status, maxrss = warm.run(
         [
-            sys.executable,
-            "-m",
-            "conformance.run.runner",
             "--impl",
             command,
             "--contract",
@@ -115,10 +114,12 @@ def run_matrix_row(
             str(report),
         ],
         output,
-        env={**os.environ, **(env or {})},
+        None,
+        LIMIT,
+        env=env,
     )
     assert time.monotonic() - started < LIMIT
-    assert usage.ru_maxrss < MAX_RSS_KIB, f"{usage.ru_maxrss} KiB"
+    assert maxrss < MAX_RSS_KIB, f"{maxrss} KiB"
     stdout = output.read_text()
     assert len(stdout) < 200_000, "the report must stay small"
     (implementation,) = json.loads(report.read_text())["implementations"]
@@ -127,29 +128,14 @@ def run_matrix_row(
     return status, stdout, results
 
 
-def _run_measured(
-    command: list[str], output: Path, env: dict[str, str]
-) -> tuple[int, os.struct_rusage]:
-    """Run ``command`` (killed after `LIMIT`), its stdout to ``output``; its exit status and the
-    resource use of its process tree (``ru_maxrss``: the largest process, in KiB on Linux)."""
-    with output.open("w") as stdout:
-        process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
-        timer = threading.Timer(LIMIT, process.kill)
-        timer.start()
-        try:
-            _, wait_status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-    process.returncode = os.waitstatus_to_exitcode(wait_status)
-    return process.returncode, usage
-
-
 @pytest.mark.parametrize(("mode", "start_timeout", "says"), AT_START, ids=[r[0] for r in AT_START])
 def test_a_harness_failing_at_start_is_reported_once(
-    tmp_path: Path, mode: str, start_timeout: str, says: str
+    warm_runner: WarmRunner, tmp_path: Path, mode: str, start_timeout: str, says: str
 ) -> None:
     command = f"{sys.executable} {BROKEN} {mode}"
-    status, output, results = run_matrix_row(tmp_path, command, start_timeout=start_timeout)
+    status, output, results = run_matrix_row(
+        warm_runner, tmp_path, command, start_timeout=start_timeout
+    )
     assert status == 1, output
     assert [r["outcome"] for r in results] == ["errored"] + ["not reached"] * (TESTS - 1), results
     assert "handshake failed" in results[0]["message"]
@@ -159,9 +145,11 @@ def test_a_harness_failing_at_start_is_reported_once(
 
 @pytest.mark.parametrize(("mode", "says"), AT_RUN, ids=[mode for mode, _ in AT_RUN])
 def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
-    tmp_path: Path, mode: str, says: str
+    warm_runner: WarmRunner, tmp_path: Path, mode: str, says: str
 ) -> None:
-    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}")
+    status, output, results = run_matrix_row(
+        warm_runner, tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}"
+    )
     assert status == 1, output
     outcomes = [r["outcome"] for r in results]
     # The harness counts its runs afresh after each restart, so every EVERY-th test errs.
@@ -173,9 +161,11 @@ def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
 
 @pytest.mark.parametrize(("mode", "says"), AT_RUN_FAILING, ids=[m for m, _ in AT_RUN_FAILING])
 def test_a_harness_answering_megabytes_fails_exactly_those_tests(
-    tmp_path: Path, mode: str, says: str
+    warm_runner: WarmRunner, tmp_path: Path, mode: str, says: str
 ) -> None:
-    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}")
+    status, output, results = run_matrix_row(
+        warm_runner, tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}"
+    )
     assert status == 1, output
     expected = [("failed" if n % EVERY == 0 else "passed") for n in range(1, TESTS + 1)]
     assert [r["outcome"] for r in results] == expected
@@ -183,10 +173,14 @@ def test_a_harness_answering_megabytes_fails_exactly_those_tests(
         assert says in result["message"], result["message"]
 
 
-def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(tmp_path: Path) -> None:
+def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     """60,000 observations more than the ops, in every case: each is refused by the count alone,
     before the schema is consulted (it once cost the suite 29 s a case)."""
-    status, output, results = run_matrix_row(tmp_path, f"{sys.executable} {BROKEN} wide")
+    status, output, results = run_matrix_row(
+        warm_runner, tmp_path, f"{sys.executable} {BROKEN} wide"
+    )
     assert status == 1, output
     assert [r["outcome"] for r in results] == ["errored"] * TESTS
     for result in results:
@@ -196,11 +190,13 @@ def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(tmp_path:
         assert int(found[1]) - int(found[2]) == 60_000
 
 
-def test_a_wrapper_process_tree_is_killed_with_the_harness(tmp_path: Path) -> None:
+def test_a_wrapper_process_tree_is_killed_with_the_harness(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     pids = tmp_path / "pids"
     command = f"sh -c 'exec sh -c \"{sys.executable} {BROKEN} hang {EVERY}\"'"
     status, output, results = run_matrix_row(
-        tmp_path, command, env={"BROKEN_HARNESS_PIDS": str(pids)}
+        warm_runner, tmp_path, command, env={"BROKEN_HARNESS_PIDS": str(pids)}
     )
     assert status == 1, output
     assert [r["outcome"] for r in results] == ["passed", "passed", "errored"] * 3

@@ -1,8 +1,9 @@
 """``dsh-conformance`` end to end: the report for conforming, broken and partial implementations.
 
-Each run is a fresh process, exactly as a user runs it. The broken harness crashes on every third
-case: the run must still finish, count those cases as errored (never as passed or failed), and
-exit non-zero.
+Each run is a process of its own, as a user runs it: forked by `warm_runner`, which spares it
+only a fresh interpreter's imports; the tests of the process itself (a missing extra, the live
+test's environment) start a fresh one. The broken harness crashes on every third case: the run
+must still finish, count those cases as errored (never as passed or failed), and exit non-zero.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from xml.etree import ElementTree
 
 import pytest
 from jsonschema import Draft202012Validator
+from warm_runner import WarmRunner
 
 import conformance
 from conformance.cases import all_cases
 from conformance.requirements import catalog
-from conformance.run.catalog import cases
+from conformance.run.catalog import cases, other_tests, properties
 from conformance.run.report import Report, Result, verdict
 from reference import PromptConfig, PromptRegistry
 from reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
@@ -43,6 +45,9 @@ CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 #: (`dsh-conformance --list`), so the counts below hold whatever cases are added.
 EXAMPLES = ("--contract", CONTRACT, "-k", "test_example")
 CASES = len(cases(frozenset({CONTRACT})))
+#: Every test of CONTRACT a verdict counts: its example cases and its property and other tests
+#: (``dsh-conformance --list``; none of those is parametrized).
+TESTS = CASES + sum(len(tests(frozenset({CONTRACT}))) for tests in (properties, other_tests))
 
 
 class NoCapabilities(Driver):
@@ -102,27 +107,37 @@ class HidesItsLog(Driver):
 
 
 def run_runner(
-    tmp_path: Path, *args: str, limit: float = 600, env: dict[str, str] | None = None
+    warm: WarmRunner,
+    tmp_path: Path,
+    *args: str,
+    limit: float = 600,
+    env: dict[str, str] | None = None,
 ) -> tuple[int, str, dict[str, Any]]:
-    report = tmp_path / "report.json"
-    completed = subprocess.run(
-        [sys.executable, "-m", "conformance.run.runner", *args, "--conformance-json", str(report)],
-        capture_output=True,
-        text=True,
-        timeout=limit,
-        check=False,
-        cwd=Path(__file__).parent,  # so that `test_runner:NoCapabilities` is importable
-        env=None if env is None else {**os.environ, **env},
+    """``dsh-conformance ARGS`` run from this directory (so that `test_runner:NoCapabilities` is
+    importable), in a process of its own (`warm_runner`); its status, output and JSON report."""
+    report, stdout, stderr = (tmp_path / name for name in ("report.json", "out.txt", "err.txt"))
+    status, _ = warm.run(
+        [*args, "--conformance-json", str(report)],
+        stdout,
+        stderr,
+        limit,
+        cwd=Path(__file__).parent,
+        env=env,
     )
-    assert report.exists(), f"no report:\n{completed.stdout}\n{completed.stderr}"
+    output = stdout.read_text()
+    assert report.exists(), f"no report:\n{output}\n{stderr.read_text()}"
     document = json.loads(report.read_text())
     REPORT_SCHEMA.validate(document)
-    return completed.returncode, completed.stdout, document
+    return status, output, document
 
 
-def test_the_reference_conforms_and_the_run_exits_zero(tmp_path: Path) -> None:
+def test_the_reference_conforms_and_the_run_exits_zero(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     junit = tmp_path / "junit.xml"
-    status, output, report = run_runner(tmp_path, "--contract", CONTRACT, "--junitxml", str(junit))
+    status, output, report = run_runner(
+        warm_runner, tmp_path, "--contract", CONTRACT, "--junitxml", str(junit)
+    )
     (reference,) = report["implementations"]
     tally = reference["contracts"][CONTRACT]
     assert status == 0, output
@@ -148,9 +163,13 @@ def assert_valid_xunit2(path: Path) -> None:
         assert [child.tag for child in suite][:1] in (["properties"], ["testcase"], [])
 
 
-def test_a_crashing_implementation_is_errored_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_a_crashing_implementation_is_errored_and_the_run_goes_on(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     command = f"{sys.executable} {BROKEN} crash 3"
-    status, output, report = run_runner(tmp_path, "--impl", command, "--contract", CONTRACT)
+    status, output, report = run_runner(
+        warm_runner, tmp_path, "--impl", command, "--contract", CONTRACT
+    )
     (broken,) = report["implementations"]
     tally = broken["contracts"][CONTRACT]
     assert status == 1
@@ -163,10 +182,11 @@ def test_a_crashing_implementation_is_errored_and_the_run_goes_on(tmp_path: Path
 
 
 def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
+    warm_runner: WarmRunner,
     tmp_path: Path,
 ) -> None:
     args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "1", "--contract", CONTRACT)
-    status, _, report = run_runner(tmp_path, *args, limit=120)
+    status, _, report = run_runner(warm_runner, tmp_path, *args, limit=120)
     (results,) = report["implementations"]
     errored = [r for r in results["results"] if r["outcome"] == "errored"]
     assert status == 1
@@ -175,18 +195,20 @@ def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
     assert results["contracts"][CONTRACT]["passed"] > 0
 
 
-def test_a_slow_case_is_named_while_it_runs(tmp_path: Path) -> None:
+def test_a_slow_case_is_named_while_it_runs(warm_runner: WarmRunner, tmp_path: Path) -> None:
     args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "4", "--contract", CONTRACT)
-    _, output, _ = run_runner(tmp_path, *args, limit=120)
+    _, output, _ = run_runner(warm_runner, tmp_path, *args, limit=120)
     assert (
         "still waiting for test_runner:HangsOnOneCase on case "
         "registry/builtin-sections-by-default (over 2 s; the timeout is 4 s)"
     ) in output
 
 
-def test_a_slow_answer_is_reported_with_how_long_it_took(tmp_path: Path) -> None:
+def test_a_slow_answer_is_reported_with_how_long_it_took(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     args = ("--impl", "test_runner:SlowOnOneCase", "--contract", CONTRACT, "-k", "builtin")
-    status, output, _ = run_runner(tmp_path, *args, limit=120)
+    status, output, _ = run_runner(warm_runner, tmp_path, *args, limit=120)
     assert status == 0, output
     took = re.search(
         r"test_runner:SlowOnOneCase answered registry/builtin-sections-by-default after "
@@ -197,9 +219,11 @@ def test_a_slow_answer_is_reported_with_how_long_it_took(tmp_path: Path) -> None
     assert float(took[1]) >= 2.5
 
 
-def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> None:
+def test_missing_capabilities_are_not_applicable_not_skipped(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     status, output, report = run_runner(
-        tmp_path, "--impl", "test_runner:NoCapabilities", "--contract", CONTRACT
+        warm_runner, tmp_path, "--impl", "test_runner:NoCapabilities", "--contract", CONTRACT
     )
     (partial,) = report["implementations"]
     tally = partial["contracts"][CONTRACT]
@@ -209,7 +233,9 @@ def test_missing_capabilities_are_not_applicable_not_skipped(tmp_path: Path) -> 
     assert "not applicable" in output
 
 
-def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(tmp_path: Path) -> None:
+def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     # PROTOCOL.md, "Versioning": 1.2 was released without `loop-1.3`'s additions, so a harness
     # that declares `loop-1.2` alone is never sent them, and a `loop-1.2` case still runs.
     added = sorted(
@@ -221,7 +247,7 @@ def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(tmp_path: Path)
     assert added and older not in added
     select = " or ".join((*added, older))
     args = ("--impl", "test_runner:Declares12Only", "-k", select)
-    status, output, report = run_runner(tmp_path, *args)
+    status, output, report = run_runner(warm_runner, tmp_path, *args)
     outcomes = {r["test"]: r["outcome"] for r in report["implementations"][0]["results"]}
     assert status == 0, output
     assert outcomes[f"test_example[{older}]"] == "passed", outcomes
@@ -231,17 +257,20 @@ def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(tmp_path: Path)
 
 
 def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_ones(
+    warm_runner: WarmRunner,
     tmp_path: Path,
 ) -> None:
     wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
-    status, _, report = run_runner(tmp_path, *wrong)
+    status, _, report = run_runner(warm_runner, tmp_path, *wrong)
     (results,) = report["implementations"]
     failing = sorted(r["test"] for r in results["results"] if r["outcome"] == "failed")
     assert status == 1 and failing
 
     baseline = tmp_path / "expected-failures.txt"
     baseline.write_text("# known failures of IdentityAlwaysOff\n" + "\n".join(failing) + "\n")
-    status, output, report = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    status, output, report = run_runner(
+        warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
+    )
     tally = report["implementations"][0]["contracts"][CONTRACT]
     assert status == 0, output
     assert tally["expected failure"] == len(failing) and tally["failed"] == 0
@@ -251,7 +280,7 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     assert passing not in failing
     baseline.write_text(baseline.read_text() + passing + "\n")
     status, output, report = run_runner(
-        tmp_path, "--contract", CONTRACT, "--expected-failures", str(baseline)
+        warm_runner, tmp_path, "--contract", CONTRACT, "--expected-failures", str(baseline)
     )
     (reference,) = report["implementations"]
     stale = [r for r in reference["results"] if r["outcome"] == "stale baseline"]
@@ -262,14 +291,20 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     assert "STALE BASELINE" in output
 
     baseline.write_text(baseline.read_text() + "test_example[registry/no-such-case]\n")
-    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    status, output, _ = run_runner(
+        warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
+    )
     assert status == 1
     assert "name no test of the suite: test_example[registry/no-such-case]" in output
 
 
-def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> None:
+def test_a_failed_handshake_stops_the_implementation_once(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     command = f"{sys.executable} {BROKEN} crash-at-start"
-    status, output, report = run_runner(tmp_path, "--impl", command, *EXAMPLES, limit=120)
+    status, output, report = run_runner(
+        warm_runner, tmp_path, "--impl", command, *EXAMPLES, limit=120
+    )
     (broken,) = report["implementations"]
     errored = [r for r in broken["results"] if r["outcome"] == "errored"]
     assert status == 1
@@ -282,58 +317,76 @@ def test_a_failed_handshake_stops_the_implementation_once(tmp_path: Path) -> Non
     assert broken["status"] == "does not conform"
 
 
-def test_a_harness_that_never_starts_costs_one_timeout(tmp_path: Path) -> None:
+def test_a_harness_that_never_starts_costs_one_timeout(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     command = f"{sys.executable} {BROKEN} slow-start"
     args = ("--impl", command, "--case-timeout", "1", *EXAMPLES)
-    status, output, report = run_runner(tmp_path, *args, limit=60)
+    status, output, report = run_runner(warm_runner, tmp_path, *args, limit=60)
     (broken,) = report["implementations"]
     assert status == 1
     assert "no answer to 'start' within 1 s" in output
     assert broken["contracts"][CONTRACT]["not reached"] == CASES - 1
 
 
-def test_max_errors_stops_an_implementation_after_n_errors(tmp_path: Path) -> None:
+def test_max_errors_stops_an_implementation_after_n_errors(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     command = f"{sys.executable} {BROKEN} garbage"
     args = ("--impl", command, *EXAMPLES, "--max-errors", "2")
-    status, _, report = run_runner(tmp_path, *args)
+    status, _, report = run_runner(warm_runner, tmp_path, *args)
     tally = report["implementations"][0]["contracts"][CONTRACT]
     assert status == 1
     assert tally["errored"] == 2 and tally["not reached"] == CASES - 2, tally
     assert "not reached" in tally and tally["verdict"] == "DOES NOT CONFORM"
 
 
-def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(tmp_path: Path) -> None:
+def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     args = ("--impl", "test_runner:NoCapabilities", *EXAMPLES)
-    status, output, report = run_runner(tmp_path, *args)
+    status, output, report = run_runner(warm_runner, tmp_path, *args)
     collected = report["implementations"][0]["selection"]["collected"]
     assert status == 0, output  # not applicable is not a failure by default, but it is said:
     assert (
         f"ran {CASES} of {collected} tests ({collected - CASES} deselected); "
         f"of those run, {CASES} not applicable"
     ) in output
-    status, output, _ = run_runner(tmp_path, *args, "--fail-on-skip")
+    status, output, _ = run_runner(warm_runner, tmp_path, *args, "--fail-on-skip")
     assert status == 1, output
     assert (
         f"--fail-on-skip: {CASES} selected test(s) of test_runner:NoCapabilities did not run"
     ) in output
 
 
-def test_a_partial_run_says_what_did_not_run(tmp_path: Path) -> None:
+def test_a_partial_run_says_what_did_not_run(warm_runner: WarmRunner, tmp_path: Path) -> None:
     status, output, report = run_runner(
-        tmp_path, *EXAMPLES, "--contract", "PROMPT-STRICT-RENDER", "-k", "builtin-sections-by"
+        warm_runner,
+        tmp_path,
+        *EXAMPLES,
+        "--contract",
+        "PROMPT-STRICT-RENDER",
+        "-k",
+        "builtin-sections-by",
     )
     (reference,) = report["implementations"]
     tally = reference["contracts"][CONTRACT]
     assert status == 0, output
-    assert tally["passed"] == 1 and tally["deselected"] == CASES - 1, tally
-    assert tally["verdict"] == f"incomplete: 1 of {CASES} run"
+    assert tally["passed"] == 1 and tally["deselected"] == TESTS - 1, tally
+    assert tally["verdict"] == f"incomplete: 1 of {TESTS} run"
     assert reference["contracts"]["PROMPT-STRICT-RENDER"]["verdict"] == "not selected"
     assert report["status"] == reference["status"] == "incomplete"
     assert set(reference["contracts"]) == {CONTRACT, "PROMPT-STRICT-RENDER"}
     assert report["status"] == reference["status"] == "incomplete"
 
     status, output, report = run_runner(
-        tmp_path, "--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT, "-x"
+        warm_runner,
+        tmp_path,
+        "--impl",
+        "test_runner:IdentityAlwaysOff",
+        "--contract",
+        CONTRACT,
+        "-x",
     )
     tally = report["implementations"][0]["contracts"][CONTRACT]
     assert status == 1
@@ -348,9 +401,13 @@ def test_a_contract_without_collected_tests_says_no_cases_yet() -> None:
     assert (verdict(tally[CONTRACT]), verdict(tally["ROOT-MODEL"])) == ("conforms", "no cases yet")
 
 
-def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> None:
+def test_a_second_answer_is_blamed_on_the_case_that_gave_it(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     command = f"{sys.executable} {BROKEN} late-double 5"
-    status, output, report = run_runner(tmp_path, "--impl", command, "--contract", CONTRACT)
+    status, output, report = run_runner(
+        warm_runner, tmp_path, "--impl", command, "--contract", CONTRACT
+    )
     (broken,) = report["implementations"]
     errored = sorted(r["test"] for r in broken["results"] if r["outcome"] == "errored")
     order = [r["test"] for r in broken["results"]]
@@ -360,25 +417,34 @@ def test_a_second_answer_is_blamed_on_the_case_that_gave_it(tmp_path: Path) -> N
     assert "answered with more than one line (found after it ended)" in output
 
 
-def test_a_failure_shows_where_the_values_differ_once(tmp_path: Path) -> None:
+def test_a_failure_shows_where_the_values_differ_once(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
-    _, output, report = run_runner(tmp_path, *args, "-k", "builtin-sections-by-default")
+    _, output, report = run_runner(
+        warm_runner, tmp_path, *args, "-k", "builtin-sections-by-default"
+    )
     (failed,) = [r for r in report["implementations"][0]["results"] if r["outcome"] == "failed"]
     assert "at /assembly/sections/0/name" in failed["message"], failed["message"]
     assert output.count("registry/builtin-sections-by-default (PROMPT-REGISTRY-CONTRACT)") == 1
 
 
-def test_the_junit_xml_of_a_failing_run_stays_valid(tmp_path: Path) -> None:
+def test_the_junit_xml_of_a_failing_run_stays_valid(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     junit = tmp_path / "junit.xml"
     args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
-    status, _, _ = run_runner(tmp_path, *args, "--junitxml", str(junit))
+    status, _, _ = run_runner(warm_runner, tmp_path, *args, "--junitxml", str(junit))
     assert status == 1
     assert_valid_xunit2(junit)
     text = junit.read_text()
     assert CONTRACT in text and "DOES NOT CONFORM" in text
 
 
-def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
+def test_bad_options_are_refused_before_anything_runs(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    stdout, stderr = tmp_path / "out.txt", tmp_path / "err.txt"
     for args, complaint in [
         (["--case-timeout", "nan"], "positive, finite number of seconds"),
         (["--case-timeout", "-1"], "positive, finite number of seconds"),
@@ -390,18 +456,12 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
         (["--case-timeout", "abc"], "dsh-conformance: error: argument --case-timeout: 'abc'"),
         (["--no-such-option"], "dsh-conformance: error: unrecognized arguments: --no-such"),
     ]:
-        completed = subprocess.run(
-            [sys.executable, "-m", "conformance.run.runner", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            cwd=Path(__file__).parent,
-        )
-        assert completed.returncode == 4, (args, completed.stdout, completed.stderr)
-        assert complaint in completed.stdout + completed.stderr, (args, completed.stderr)
+        status, _ = warm_runner.run(args, stdout, stderr, 60, cwd=Path(__file__).parent)
+        printed, complained = stdout.read_text(), stderr.read_text()
+        assert status == 4, (args, printed, complained)
+        assert complaint in printed + complained, (args, complained)
         # The suite's own words: no pytest usage banner, no ini file or root paths.
-        assert "usage:" not in completed.stderr and "inifile:" not in completed.stderr, args
+        assert "usage:" not in complained and "inifile:" not in complained, args
 
 
 def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None:
@@ -417,17 +477,25 @@ def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None
     assert "Traceback" not in completed.stderr
 
 
-def test_a_written_baseline_absorbs_the_same_failures_next_time(tmp_path: Path) -> None:
+def test_a_written_baseline_absorbs_the_same_failures_next_time(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     baseline = tmp_path / "baseline.txt"
     wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
-    status, _, _ = run_runner(tmp_path, *wrong, "--write-expected-failures", str(baseline))
+    status, _, _ = run_runner(
+        warm_runner, tmp_path, *wrong, "--write-expected-failures", str(baseline)
+    )
     assert status == 1
     assert baseline.read_text().startswith("# expected failures of test_runner:IdentityAlwaysOff")
-    status, output, _ = run_runner(tmp_path, *wrong, "--expected-failures", str(baseline))
+    status, output, _ = run_runner(
+        warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
+    )
     assert status == 0, output
 
 
-def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
+def test_several_implementations_make_one_comparison(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     args = (
         "--impl",
         "reference",
@@ -436,7 +504,9 @@ def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
         "--contract",
         CONTRACT,
     )
-    status, output, report = run_runner(tmp_path, *args, "-k", "test_example and builtin")
+    status, output, report = run_runner(
+        warm_runner, tmp_path, *args, "-k", "test_example and builtin"
+    )
     builtin = sum("builtin" in case.id for case in cases(frozenset({CONTRACT})))
     assert status == 1
     assert "comparison of 2 implementations" in output
@@ -444,7 +514,7 @@ def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
     (row,) = [line for line in output.splitlines() if line.startswith(CONTRACT)]
     cells = [cell.strip() for cell in row[len(CONTRACT) :].split("  ") if cell.strip()]
     # a verdict per column
-    assert cells == [f"incomplete: {builtin} of {CASES} run", "DOES NOT CONFORM"], row
+    assert cells == [f"incomplete: {builtin} of {TESTS} run", "DOES NOT CONFORM"], row
     assert "  test_example[registry/builtin-sections-by-default]: [1] passed, [2] failed" in output
     assert output.count("contract ID  ") == 1  # not one full table after another
     assert [i["label"] for i in report["implementations"]] == [
@@ -453,18 +523,22 @@ def test_several_implementations_make_one_comparison(tmp_path: Path) -> None:
     ]
 
 
-def test_verdicts_are_coloured_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+def test_verdicts_are_coloured_on_a_terminal_unless_no_color(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     args = ("--contract", CONTRACT, "--color=yes")
-    _, output, _ = run_runner(tmp_path, *args)
+    _, output, _ = run_runner(warm_runner, tmp_path, *args)
     assert "\x1b[32mconforms\x1b[0m" in output
-    _, output, _ = run_runner(tmp_path, *args, env={"NO_COLOR": "1"})
+    _, output, _ = run_runner(warm_runner, tmp_path, *args, env={"NO_COLOR": "1"})
     assert "\x1b[32mconforms" not in output and "conforms" in output
 
 
-def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(tmp_path: Path) -> None:
+def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
     contract = "LOGGEDLOOP-REQUEST-INVARIANT"
     status, output, report = run_runner(
-        tmp_path, "--impl", "test_runner:HidesItsLog", "--contract", contract
+        warm_runner, tmp_path, "--impl", "test_runner:HidesItsLog", "--contract", contract
     )
     tally = report["implementations"][0]["contracts"][contract]
     assert status != 0
@@ -566,9 +640,16 @@ def test_a_contract_whose_live_half_did_not_run_has_its_own_verdict() -> None:
     assert "LIVE NOT RUN (1 test): no --live" in report.render()
 
 
-def test_cases_are_chosen_and_left_out_by_glob(tmp_path: Path) -> None:
+def test_cases_are_chosen_and_left_out_by_glob(warm_runner: WarmRunner, tmp_path: Path) -> None:
     status, output, report = run_runner(
-        tmp_path, "--case", "registry/*", "--skip-case", "*duplicate*", "-k", "test_example"
+        warm_runner,
+        tmp_path,
+        "--case",
+        "registry/*",
+        "--skip-case",
+        "*duplicate*",
+        "-k",
+        "test_example",
     )
     (reference,) = report["implementations"]
     ran = sorted(r["test"] for r in reference["results"] if r["outcome"] == "passed")
@@ -582,12 +663,14 @@ def test_cases_are_chosen_and_left_out_by_glob(tmp_path: Path) -> None:
 
 
 def test_in_process_implementations_compared_in_one_run_do_not_share_modules(
+    warm_runner: WarmRunner,
     tmp_path: Path,
 ) -> None:
     """The gallery's ToolResultsBeforeUserText patches the reference's wire module when it is
     made: in one process, the reference compared with it would fail the same cases."""
     gallery = str(Path(__file__).parents[1] / "gallery")
     status, output, report = run_runner(
+        warm_runner,
         tmp_path,
         "--impl",
         "reference",

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.process import MAX_LINE_BYTES
+from conformance.harness import zone
+from conformance.harness.process import MAX_LINE_BYTES, Child
 from conformance.harness.protocol import Outcome, ProtocolError
 from conformance.harness.transport import (
     Implementation,
@@ -550,3 +551,67 @@ class TestAnswerBounds:
         assert "is not valid under any of the schemas listed in the 'oneOf' keyword" in (
             outcome.reason
         )
+
+
+class _ZoneRecordingDriver(Driver):
+    """Records this process's offset from UTC whenever the suite calls it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.offsets: list[int] = []
+
+    def handle(self, message):  # type: ignore[no-untyped-def]
+        self.offsets.append(time.localtime(0).tm_gmtoff)
+        return super().handle(message)
+
+
+@pytest.fixture
+def probed_again() -> Iterator[None]:
+    """`zone` probes this process once; a test that changes what the probe sees probes again."""
+    zone._in_process_value.cache_clear()
+    yield
+    zone._in_process_value.cache_clear()
+
+
+class TestTheHarnessZone:
+    """PROTOCOL.md, "The harness's environment": every implementation runs in `HARNESS_TZ`,
+    whatever the machine's zone is, so that a GMT date read in local time shows on a UTC
+    machine too (PROMPT-DEEPSEEK-WIRE)."""
+
+    def test_a_harness_process_is_started_in_the_suites_zone(self) -> None:
+        code = "import os, time; print(os.environ['TZ'], time.localtime(0).tm_gmtoff)"
+        child = Child([sys.executable, "-c", code])
+        try:
+            assert child.next_line(timeout=START_TIMEOUT) == b"Asia/Kolkata 19800\n"
+        finally:
+            child.kill()
+
+    def test_an_in_process_driver_answers_in_the_zone_and_the_suite_keeps_its_own(self) -> None:
+        before = os.environ.get("TZ"), time.localtime(0).tm_gmtoff
+        driver = _ZoneRecordingDriver()
+        impl = InProcess(driver, label="zone", timeout=TIMEOUT)
+        assert run(impl).kind == "observed"
+        impl.close()
+        assert driver.offsets == [zone.HARNESS_OFFSET] * 2  # run, stop
+        assert (os.environ.get("TZ"), time.localtime(0).tm_gmtoff) == before
+
+    def test_a_machine_without_zone_data_gets_the_posix_rule_and_a_warning(
+        self, monkeypatch: pytest.MonkeyPatch, probed_again: None
+    ) -> None:
+        monkeypatch.setattr(zone, "HARNESS_TZ", "Nowhere/Atlantis")
+        with zone.harness_zone():
+            assert (os.environ["TZ"], time.localtime(0).tm_gmtoff) == ("IST-5:30", 19800)
+        (problem,) = zone.problems(in_process=False)
+        assert "no zone data for Nowhere/Atlantis" in problem
+
+    def test_without_tzset_in_process_drivers_keep_the_machines_zone_and_a_warning(
+        self, monkeypatch: pytest.MonkeyPatch, probed_again: None
+    ) -> None:
+        monkeypatch.delattr(time, "tzset")
+        before = os.environ.get("TZ")
+        with zone.harness_zone():
+            assert os.environ.get("TZ") == before
+        (problem,) = zone.problems(in_process=True)
+        assert "no time.tzset" in problem
+        assert zone.problems(in_process=False) == []
+        assert zone.harness_environment()["TZ"] == "Asia/Kolkata"

@@ -16,10 +16,7 @@ printed); this process exits non-zero if a child could not run.
 from __future__ import annotations
 
 import gc
-import importlib
-import importlib.metadata
 import os
-import pkgutil
 import sys
 from pathlib import Path
 
@@ -40,27 +37,17 @@ settings.register_profile(
 )
 settings.load_profile(GALLERY)
 
-# Imported here, once, for every child to inherit: the plugin, the runner and every test module
-# of the suite (found, not listed: a module added to the suite is not imported once per child),
-# the requirement catalog the report reads, the plugins pytest loads at each start, and the
-# gallery's module with the reference model under it. Importing `wrong_impls` changes nothing:
-# a driver that patches the reference does so when it is created, which happens in its child.
+# Imported here, once, for every child to inherit: what every run of the runner imports
+# (`warm_runner.import_the_runner`, beside the runner's own tests, which share it), and the
+# gallery's module with the reference model under it. Importing `wrong_impls` changes nothing: a
+# driver that patches the reference does so when it is created, which happens in its child.
+sys.path.append(str(Path(__file__).parents[1] / "conformance"))
 import wrong_impls  # noqa: E402, F401
-from _pytest.config import default_plugins  # noqa: E402
+from warm_runner import import_the_runner  # noqa: E402
 
-import conformance  # noqa: E402
-import conformance.run.plugin  # noqa: E402
-from conformance.requirements import catalog  # noqa: E402
 from conformance.run.runner import main as runner  # noqa: E402
 
-for _module in pkgutil.iter_modules(conformance.__path__):
-    if _module.name.startswith("test_"):
-        importlib.import_module(f"conformance.{_module.name}")
-for _plugin in default_plugins:
-    importlib.import_module(f"_pytest.{_plugin}")
-for _entry in importlib.metadata.entry_points(group="pytest11"):
-    _entry.load()
-catalog()
+import_the_runner()
 
 
 def run_job(outdir: Path, job: str) -> None:

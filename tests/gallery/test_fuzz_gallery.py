@@ -331,6 +331,7 @@ _WIRE_NOT_FOUND: Final = (
     "ToolCallDeltaNameNull",
     "EmptyResponseDetailNotMessage",
     "RetryAfterDateInWholeSeconds",
+    "RetryAfterDateInLocalTime",
     "ToolCallFunctionNotAnObjectSkipped",
 )
 NOT_FOUND_WITHIN_BUDGET.update(

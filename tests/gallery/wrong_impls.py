@@ -15,8 +15,10 @@ import itertools
 import json
 import math
 import re
+import time
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
+from email.utils import parsedate
 from typing import Any, Final
 
 from reference import header, loop, registry, render, runtime_context, session, tool_order
@@ -3564,6 +3566,7 @@ WRONG_IMPLEMENTATIONS: Final = {
     "RetryAfterDateInWholeSeconds": "PROMPT-DEEPSEEK-WIRE",
     "SurrogatePairsLeftToTheEncoder": "PROMPT-DEEPSEEK-WIRE",
     "ErroredContextMisspelt": "PROMPT-REGISTRY-CONTRACT",
+    "RetryAfterDateInLocalTime": "PROMPT-DEEPSEEK-WIRE",
     "ToolCallFunctionNotAnObjectSkipped": "PROMPT-DEEPSEEK-WIRE",
     "BodyReadWholeFirst": "PROMPT-DEEPSEEK-WIRE",
 }
@@ -4087,6 +4090,12 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "ErroredContextMisspelt": (
         "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
     ),
+    "RetryAfterDateInLocalTime": (
+        "test_example[deepseek/http-retry-after-imf-fixdate]",
+        "test_example[deepseek/http-retry-after-asctime-and-rfc850]",
+        "test_example[deepseek/http-retry-after-on-any-status]",
+        "test_example[deepseek/http-retry-after-date-one-millisecond-ahead]",
+    ),
     "ToolCallFunctionNotAnObjectSkipped": (
         "test_example[deepseek/stream-shape-tool-call-function-not-an-object]",
     ),
@@ -4276,6 +4285,25 @@ class ClockInSeconds(Driver):
                 return now() / 1000
 
         client.time = Clock  # type: ignore[assignment]
+
+
+class RetryAfterDateInLocalTime(Driver):
+    """An HTTP-date `Retry-After` is read in the machine's local time zone (`time.mktime` where
+    `calendar.timegm` is meant), not as GMT. On a machine whose zone is UTC it reads every date
+    right: only the zone the suite runs implementations in (PROTOCOL.md, "The harness's
+    environment") shows it."""
+
+    def __init__(self) -> None:
+        delay_of = failures.retry_after_ms
+
+        def local(value, *, now_ms):  # type: ignore[no-untyped-def]
+            fields = None if value is None else parsedate(value.strip())
+            if fields is None or failures._SECONDS.fullmatch(value.strip()):
+                return delay_of(value, now_ms=now_ms)
+            delay = int(time.mktime(fields) * 1000) - now_ms
+            return delay if delay > 0 else None
+
+        failures.retry_after_ms = local
 
 
 class ToolCallFunctionNotAnObjectSkipped(Driver):
