@@ -543,10 +543,7 @@ class _Builder:
             if later and self.chance(10):
                 actions.append({"throws": "decision threw"})
             else:
-                # A decision that waits for a gate, or for the turn's abort (a cancel meanwhile).
-                actions.append(
-                    {"action": action, "waitFor": self.wait()} if self.chance(25) else action
-                )
+                actions.append(lp.after_gate(self.gate(), action) if self.chance(25) else action)
         config = dict(self.pick(CALL_CONFIGS))
         refused = later and self.agents and not seeded and self.chance(8)
         if refused:
@@ -632,8 +629,6 @@ class _Builder:
         hook: Json = {"set": dict(self.pick(REQUEST_SETS))}
         if kind == "wait":
             hook["waitFor"] = self.wait()
-            if self.chance(30):  # an object without `set`: the proposal as offered
-                del hook["set"]
         return hook
 
     def adapters(self) -> Json:
@@ -741,21 +736,6 @@ class _Builder:
         if live:
             self.ops.append(lp.cancel(self.pick(live), self.pick(CAUSES)))
 
-    def held_cancel(self) -> None:
-        """A turn started and, while whatever it runs waits (a tool, a hook, a decision, a
-        resolution, a stream waiting for the abort or a gate), cancelled; then what arrives
-        while the cancelled turn settles: a follow-up, an `inject` (1.2), or nothing
-        (PROMPT-CANCEL-TEST: the cancel reaches what waits through the turn's signal)."""
-        live = self.live_agents()
-        if live:
-            agent = self.pick(live)
-            self.ops += [lp.followup(agent, "go"), lp.cancel(agent, self.pick(CAUSES))]
-            after = self.pick(["followup", "inject", "none"])
-            if after == "followup" or (after == "inject" and not self.has("loop-1.2")):
-                self.ops.append(lp.followup(agent, "after"))
-            elif after == "inject":
-                self.ops.append(lp.inject(agent, "after"))
-
     def dispose_agent(self) -> None:
         live = self.live_agents()
         if live:
@@ -811,7 +791,6 @@ class _Builder:
         (1, "assemble"),
         (2, "register_adapter"),
         (2, "stopping_round"),
-        (2, "held_cancel"),
     )
 
     def steps(self, table: tuple[tuple[int, str], ...], most: int, retries: int = 0) -> None:

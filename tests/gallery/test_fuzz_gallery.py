@@ -200,10 +200,9 @@ REACHED: Final = {
     "LastDataLineWins": "wire",
     "RetryAfterNameCaseSensitive": "wire",
     "ReasoningOnlyOnTheLastAssistant": "wire",
-    "EffortNeverRestored": "loop",
-    "CancelKeepsQueuedFollowups": "loop",
     "RequestHookWithoutTheTurnSignal": "loop",
-    "ResolutionWithoutTheTurnSignal": "loop",
+    "ToolRunsWithoutTheTurnSignal": "loop",
+    "ClaimsFollowupsAtEveryStep": "loop",
 }
 
 
@@ -223,6 +222,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "generator)",
     "RenderInsideRetry": "loop: a listener in the agent's scope and a step whose first attempt "
     "fails and is retried, then `counts` (also found by an earlier draft of the generator)",
+    "CancelKeepsQueuedFollowups": "loop: a follow-up queued behind a held turn, a cancel, then "
+    "another follow-up (also found by an earlier draft of the generator)",
     "SeedTimeMayBeAnyNumber": "session: a seed whose only defect is a `time` that is a fraction "
     "or beyond 2^53 - 1 (one envelope defect of seven; found by an earlier draft of the "
     "generator)",
@@ -268,6 +269,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "(generated agents always carry a provider and model)",
     "AdapterOfTheAgentsRoute": "loop: an `adapters` map of two providers with different defaults "
     "or context windows and an `agent/request` hook switching to the second provider",
+    "ResolutionWithoutTheTurnSignal": "loop: a resolution that waits for the abort, then a cancel "
+    "while it waits",
     "SeedCitationsTrusted": "session: a seeded replace whose `sourceEventSeqs` cite a range other "
     "than the one it shadows, with every other rule kept",
     "SeedDataNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its `data` whose "
@@ -296,12 +299,10 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "SectionMapsFromLayersAtStart": "registry: a variable provider whose first evaluation "
     "registers a section into a scope that has no layer yet, assembled in that scope (also "
     "found by an earlier draft of the generator)",
-    "ClaimsFollowupsAtEveryStep": "loop: a turn held after a tool call (a waiting tool), a "
-    "follow-up while it is held, then the hold released so that a second step runs",
+    "EffortNeverRestored": "loop: a turn with a `reasoningEffort`, then a second agent seeded "
+    "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "ToolRunsWithoutTheTurnSignal": "loop: a tool call whose tool waits for the abort, a "
-    "follow-up, a cancel (also found by an earlier draft of the generator)",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte
@@ -389,26 +390,19 @@ FOUND_UNDER: Final = {
         'first one\'s `reasoning_content`, which PROMPT-DEEPSEEK-WIRE sends "when non-empty"); '
         "PROMPT-CACHE-E2E judges the same departure over two live requests",
     ),
-    "CancelKeepsQueuedFollowups": (
-        "PROMPT-STEP-BOUNDARY",
-        "the smallest case shows it in the log: a follow-up queued behind a turn held at its "
-        "turn-stopping hook, a cancel, then another follow-up; the next turn claims the queued "
-        "one the cancel must have dropped (the first event that differs is that turn's "
-        "`user/message`, the step boundary's)",
-    ),
     "RequestHookWithoutTheTurnSignal": (
         "PROMPT-STEP-BOUNDARY",
-        "the smallest case shows it in the log: a cancel while the `agent/request` hook waits "
-        "for the abort must end the held turn aborted, but the hook never hears of it, so the "
-        "step's `step/end` and the `turn/end` are missing (the first missing event, `step/end`, "
-        "is the step boundary's)",
+        "the smallest case shows it in the log: a steer, then a cancel while the `agent/request` "
+        "hook waits for the abort; the cancel must end the turn aborted, but the hook never "
+        "hears of it, so the step's `step/end` and the `turn/end` are missing (the first missing "
+        "event, `step/end`, is the step boundary's)",
     ),
-    "ResolutionWithoutTheTurnSignal": (
-        "PROMPT-STEP-BOUNDARY",
-        "the smallest case shows it in the log: a cancel while model resolution waits for the "
-        "abort must end the held turn aborted, but the resolution never hears of it, so the "
-        "step's `step/end` and the `turn/end` are missing (the first missing event, `step/end`, "
-        "is the step boundary's)",
+    "ToolRunsWithoutTheTurnSignal": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: a steer, then a cancel while the tool waits for "
+        "the abort; the cancel must end the turn aborted, but the tool never hears of it, so the "
+        "`tool/result`, `step/end` and `turn/end` are missing (the first missing event, the "
+        "`tool/result`, is ROOT-MODEL's)",
     ),
 }
 _HTTP = "its departure shows only over HTTP (`deepseek-http` ops against the loopback server: "
