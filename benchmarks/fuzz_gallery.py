@@ -5,8 +5,10 @@ lists as reached, found within its budget or not), runs what that test runs (its
 number of scenarios, its family) and prints one line as soon as it is done: found or not,
 scenarios judged, seconds to the first divergence, ops before and after shrinking, the contract
 IDs of the shrunk case, and whether that case fails on the wrong implementation and passes on the
-reference. A script that prints figures, not a test; the machine's load average is printed
-first, since the seconds depend on it.
+reference. At the end: how many were found, and the median and range of the seconds to the
+first divergence and of the shrunk sizes (ops). A script that prints figures, not a test; the
+machine's load average is printed first, since the seconds depend on it (the scenarios, the
+shrunk cases and their sizes do not: both budgets are counts).
 
     python benchmarks/fuzz_gallery.py [DRIVER...]
 """
@@ -14,6 +16,7 @@ first, since the seconds depend on it.
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -36,23 +39,28 @@ from conformance.harness.transport import load_implementation
 FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHIN_BUDGET.items()}}
 
 
-def figures(driver: str) -> str:
+def figures(driver: str) -> tuple[str, float | None, int | None]:
+    """The line printed for ``driver``, its seconds to the first divergence and its shrunk size
+    (``None`` when nothing was found)."""
     impl, reference = _served(driver), load_implementation("reference")
     try:
         run = fuzzed(impl, reference, FAMILY[driver])
-        if run.first is None or run.shrunk is None:
-            return f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {run.examples} scenarios"
+        if run.first is None or run.shrunk is None or run.first_seconds is None:
+            line = f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {run.examples} scenarios"
+            return line, None, None
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
         for side in (impl, reference):
             side.check_schema = True
         same = WRONG_IMPLEMENTATIONS[driver] in case.contracts
         replay = bool(_problems(impl, case)) and not _problems(reference, case)
-        return (
+        line = (
             f"{driver:<42} {FAMILY[driver]:<8} found after {run.first_examples:>3} scenarios, "
-            f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops; "
+            f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops "
+            f"({run.shrink_examples} shrinking); "
             f"{'same contract' if same else 'OTHER contract'} ({', '.join(case.contracts)}); "
             f"replay {'ok' if replay else 'WRONG'}"
         )
+        return line, run.first_seconds, len(run.shrunk.ops)
     finally:
         impl.close()
         reference.close()
@@ -60,8 +68,22 @@ def figures(driver: str) -> str:
 
 def main() -> None:
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
-    for driver in sys.argv[1:] or sorted(FAMILY):
-        print(figures(driver), flush=True)
+    drivers = sys.argv[1:] or sorted(FAMILY)
+    seconds: list[float] = []
+    sizes: list[int] = []
+    for driver in drivers:
+        line, first, size = figures(driver)
+        print(line, flush=True)
+        if first is not None and size is not None:
+            seconds.append(first)
+            sizes.append(size)
+    print(f"found {len(sizes)} of {len(drivers)}")
+    if sizes:
+        print(
+            f"seconds to the first divergence: median {statistics.median(seconds):.2f} "
+            f"({min(seconds):.2f}-{max(seconds):.2f}); shrunk size: median "
+            f"{statistics.median(sizes):g} ops ({min(sizes)}-{max(sizes)})"
+        )
 
 
 if __name__ == "__main__":

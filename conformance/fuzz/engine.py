@@ -10,8 +10,10 @@ Hypothesis to a minimal op sequence; its examples are kept in a database of the 
 
 A run is a series of Hypothesis batches seeded ``seed``, ``seed + 1``, …, until the budget is
 spent: a fixed seed makes a run reproducible (with the database switched off, or empty).
-Shrinking gets a budget of its own; once it is spent, scenarios not yet run count as passing, so
-the shrinker settles at once on the smallest divergence it has.
+Shrinking gets a budget of its own, a number of scenarios (``shrink_examples``) and, for a user
+with a slow implementation, seconds (``shrink_budget``); once it is spent, scenarios not yet run
+count as passing, so the shrinker settles at once on the smallest divergence it has. Only the
+count makes the shrunk scenario the same on any machine: the seconds depend on its speed.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ class Run:
     first_seconds: float | None = None
     first_examples: int = 0
     shrunk: Divergence | None = None
+    #: Scenarios judged while shrinking (replays of one already judged not counted).
+    shrink_examples: int = 0
     families: tuple[str, ...] = field(default=())
 
 
@@ -136,11 +140,14 @@ def fuzz(
     seed_value: int,
     database: ExampleDatabase | None,
     families: tuple[str, ...],
-    shrink_budget: float = 60.0,
+    shrink_budget: float = math.inf,
+    shrink_examples: float = math.inf,
     examples: float = math.inf,
 ) -> Run:
     """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
-    that does not depend on the machine's speed) or until the first divergence, then shrink it."""
+    that does not depend on the machine's speed) or until the first divergence, then shrink it
+    within ``shrink_budget`` seconds and ``shrink_examples`` scenarios judged (the latter, again,
+    the same on any machine)."""
     run = Run(families=families)
     verdicts: dict[str, Divergence | None] = {}
     start = time.monotonic()
@@ -153,10 +160,14 @@ def fuzz(
             verdict = verdicts[key]
         elif run.first_seconds is None and (elapsed > budget or run.examples >= examples):
             return  # the budget is spent: the batch runs out without running anything
-        elif run.first_seconds is not None and elapsed > run.first_seconds + shrink_budget:
+        elif run.first_seconds is not None and (
+            elapsed > run.first_seconds + shrink_budget or run.shrink_examples >= shrink_examples
+        ):
             return  # the shrinking budget is spent: what has not run counts as passing
         else:
             run.examples += 1
+            if run.first_seconds is not None:
+                run.shrink_examples += 1
             try:
                 verdict = judge(impl, against, family, ops)
             except BaseException:

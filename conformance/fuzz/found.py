@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ..judge.case import CONTRACT_IDS, Case
 from ..judge.jsontext import dumps
-from ..judge.logview import LoopView
+from ..judge.logview import LoopView, matches
 from .engine import Divergence
 from .generate import REQUIRES
 
@@ -151,9 +151,10 @@ def _log_contracts(divergence: Divergence, index: int) -> list[str]:
     got = LoopView(observed).log if isinstance(observed, dict) and "log" in observed else []
     log = expected.get("log", [])
     for position, (want, have) in enumerate(zip(log, got, strict=False)):
-        if want != have:
-            # An event where another was expected: the rules of both decide (an extra
-            # `request/header` in place of a chunk is a header rule's business).
+        if not matches(want, have):
+            # An event where another was expected (matched as the comparison matches them: a
+            # failure message is any text): the rules of both decide (an extra `request/header`
+            # in place of a chunk is a header rule's business).
             return _event_contracts(want) + _event_contracts(have) + _retried(log[:position])
     if len(log) != len(got):
         longer = log if len(log) > len(got) else got

@@ -113,6 +113,12 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         "White_Space but JavaScript's trim keeps it, so the sentence decides it both ways.",
     ),
     (
+        "an image block in a request to a model no case names as text-only",
+        'PROMPT-DEEPSEEK-WIRE refuses "an image block for a text-only model" '
+        "(`UNSUPPORTED_CONTENT`) but does not list which models are text-only: requests holding "
+        "an image name `deepseek-v4-flash`, the model the refusal cases use.",
+    ),
+    (
         "failure messages in a log (compared as any text)",
         "PROMPT-DEEPSEEK-WIRE's LLM_FAILURE, as PROTOCOL.md restates it: \"Codes are compared; "
         "messages never are\" (a `NO_ADAPTER` failure's message is the implementation's own).",

@@ -2,6 +2,7 @@
 
     dsh-conformance fuzz --impl SPEC [--against reference] [--budget SECONDS] [--seed N]
                          [--database PATH | none] [--out DIR] [--family NAME]...
+                         [--shrink-examples N] [--shrink-budget SECONDS]
 
 Runs scenarios of `conformance.fuzz.generate` through any transport, judged by the two oracles of
 `conformance.fuzz.oracles`; at the first divergence Hypothesis shrinks it, and the smallest
@@ -70,7 +71,18 @@ def main(argv: list[str]) -> int:
         "--family", action="append", choices=FAMILIES, default=[], help="repeatable; default: all"
     )
     parser.add_argument(
-        "--shrink-budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"
+        "--shrink-examples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="scenarios judged while shrinking, at most (default: 1000; the same on any machine)",
+    )
+    parser.add_argument(
+        "--shrink-budget",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="seconds spent shrinking, at most (default: 60)",
     )
     parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
@@ -103,6 +115,7 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         database=database_at(args.database),
         families=families,
         shrink_budget=args.shrink_budget,
+        shrink_examples=args.shrink_examples,
         examples=math.inf if args.examples is None else args.examples,
     )
     for side in (impl, against):

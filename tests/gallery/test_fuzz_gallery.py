@@ -3,10 +3,11 @@
 No example case runs here: for each wrong implementation its op families reach, generated
 scenarios of that family (a fixed seed and a fixed number of scenarios, so the outcome does not
 depend on the machine's speed) are judged by the two oracles until the first divergence, which
-Hypothesis shrinks. The shrunk scenario, written as a case with the reference's observations as
-expectations, must fail on the wrong implementation and pass on the reference when replayed with
-the suite's own comparison, and be filed under the contract ID the gallery rejects it under: it
-fails for the same reason as the entry's intended case (`FOUND_UNDER` names the one exception).
+Hypothesis shrinks within a fixed number of scenarios (again not seconds). The shrunk scenario,
+written as a case with the reference's observations as expectations, must fail on the wrong
+implementation and pass on the reference when replayed with the suite's own comparison, and be
+filed under the contract ID the gallery rejects it under: it fails for the same reason as the
+entry's intended case (`FOUND_UNDER` names the exceptions, and why each is the same departure).
 
 Each wrong implementation may patch the reference model for the life of its process, so it is
 served from a child process (`reference.harness.serve`) while the reference it is compared with
@@ -35,9 +36,11 @@ pytestmark = pytest.mark.slow
 
 GALLERY: Final = Path(__file__).parent
 SEED: Final = 0
-#: Scenarios per wrong implementation, and the seconds Hypothesis may spend shrinking.
+#: Scenarios per wrong implementation, and the scenarios Hypothesis may judge while shrinking:
+#: counts, not seconds, so that the shrunk case (and the contract it is filed under) is the
+#: same on any machine at any load.
 EXAMPLES: Final = 400
-SHRINK_SECONDS: Final = 10.0
+SHRINK_EXAMPLES: Final = 200
 
 #: The wrong implementations generation reaches, with the family whose scenarios reach each.
 REACHED: Final = {
@@ -161,6 +164,45 @@ REACHED: Final = {
     "EofAfterContentIsStop": "wire",
     "NoStatusOnHttpFailures": "wire",
     "ClockInSystemPrompt": "wire",
+    "ThreeByteUtf8": "wire",
+    "LinesEndAtLineFeed": "wire",
+    "QuotaBefore413": "wire",
+    "EmptyRequestIdFallsBack": "wire",
+    "RetryAfterCappedAtSafeInteger": "wire",
+    "RetryAfterImfFixdateOnly": "wire",
+    "OddErrorBodyIsMalformed": "wire",
+    "PythonStripKey": "wire",
+    "WhiteSpaceKeyIsMissing": "wire",
+    "ImagesSkipped": "wire",
+    "KeyCheckedFirst": "wire",
+    "HistorySystemHoisted": "wire",
+    "UnknownBlocksWithTextJoined": "wire",
+    "MessageFieldsPassedThrough": "wire",
+    "OddPayloadsIgnored": "wire",
+    "LenientChoices": "wire",
+    "NonStringTextsCoerced": "wire",
+    "DoneStripped": "wire",
+    "DataValueAtFixedOffset": "wire",
+    "OtherFieldsAsData": "wire",
+    "ColonlessLinesIgnored": "wire",
+    "EventWithoutDataDispatchesBlank": "wire",
+    "AllLeadingBomsDropped": "wire",
+    "LatinBomDropped": "wire",
+    "BomDroppedPerChunk": "wire",
+    "LineEndDetectedOnce": "wire",
+    "CrLfAcrossReadsIsTwoLineEnds": "wire",
+    "AnyEmptyFinishIsEmptyResponse": "wire",
+    "BlockPerKindChange": "wire",
+    "NullDeltaIsMalformed": "wire",
+    "FinishReasonCaseInsensitive": "wire",
+    "UnicodeDigitSeconds": "wire",
+    "CommentDropsTheEvent": "wire",
+    "LastDataLineWins": "wire",
+    "RetryAfterNameCaseSensitive": "wire",
+    "ReasoningOnlyOnTheLastAssistant": "wire",
+    "RequestHookWithoutTheTurnSignal": "loop",
+    "ToolRunsWithoutTheTurnSignal": "loop",
+    "ClaimsFollowupsAtEveryStep": "loop",
 }
 
 
@@ -257,68 +299,25 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "SectionMapsFromLayersAtStart": "registry: a variable provider whose first evaluation "
     "registers a section into a scope that has no layer yet, assembled in that scope (also "
     "found by an earlier draft of the generator)",
-    "ClaimsFollowupsAtEveryStep": "loop: a turn held after a tool call (a waiting tool), a "
-    "follow-up while it is held, then the hold released so that a second step runs",
     "EffortNeverRestored": "loop: a turn with a `reasoningEffort`, then a second agent seeded "
     "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "RequestHookWithoutTheTurnSignal": "loop: a request hook waiting for the abort, a follow-up, "
-    "a cancel",
-    "ToolRunsWithoutTheTurnSignal": "loop: a tool call whose tool waits for the abort, a "
-    "follow-up, a cancel (also found by an earlier draft of the generator)",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte
 #: sequence, header value or message shape, the departure its docstring names.
 _WIRE_NOT_FOUND: Final = (
-    "ReasoningOnlyOnTheLastAssistant",
     "RecentlyCalledToolsFirst",
-    "HistoryReplayedEscaped",
-    "ThreeByteUtf8",
-    "LinesEndAtLineFeed",
-    "QuotaBefore413",
-    "EmptyRequestIdFallsBack",
-    "RetryAfterCappedAtSafeInteger",
-    "RetryAfterImfFixdateOnly",
-    "OddErrorBodyIsMalformed",
-    "PythonStripKey",
-    "WhiteSpaceKeyIsMissing",
-    "ImagesSkipped",
-    "KeyCheckedFirst",
-    "HistorySystemHoisted",
-    "UnknownBlocksWithTextJoined",
-    "MessageFieldsPassedThrough",
-    "OddPayloadsIgnored",
-    "LenientChoices",
     "NullToolCallsSkipped",
-    "NonStringTextsCoerced",
     "LenientUsage",
     "EmptyFinishReasonIsStop",
     "WhitespacePayloadSkipped",
-    "DoneStripped",
-    "DataValueAtFixedOffset",
-    "OtherFieldsAsData",
-    "ColonlessLinesIgnored",
-    "EventWithoutDataDispatchesBlank",
-    "AllLeadingBomsDropped",
-    "LatinBomDropped",
-    "BomDroppedPerChunk",
-    "LineEndDetectedOnce",
-    "CrLfAcrossReadsIsTwoLineEnds",
     "InvalidUtf8Dropped",
-    "AnyEmptyFinishIsEmptyResponse",
     "ToolCallsKeyHidesContent",
-    "BlockPerKindChange",
     "ToolBlocksByWireIndex",
-    "NullDeltaIsMalformed",
     "CacheHitWhenDetailIsZero",
     "CacheHitTokensOnly",
-    "FinishReasonCaseInsensitive",
-    "UnicodeDigitSeconds",
-    "CommentDropsTheEvent",
-    "LastDataLineWins",
-    "RetryAfterNameCaseSensitive",
     "FalsyChoicesAbsent",
     "ScalarChoicesSkipped",
     "ScalarDeltaIgnored",
@@ -399,10 +398,30 @@ FOUND_UNDER: Final = {
         "system), which the wire comparison judges; PROMPT-CACHE-E2E judges the same departure "
         "over two live requests",
     ),
+    "ReasoningOnlyOnTheLastAssistant": (
+        "PROMPT-DEEPSEEK-WIRE",
+        "one request with two assistant messages that hold reasoning shows it (its body lacks the "
+        'first one\'s `reasoning_content`, which PROMPT-DEEPSEEK-WIRE sends "when non-empty"); '
+        "PROMPT-CACHE-E2E judges the same departure over two live requests",
+    ),
+    "RequestHookWithoutTheTurnSignal": (
+        "PROMPT-STEP-BOUNDARY",
+        "the smallest case shows it in the log: a steer, then a cancel while the `agent/request` "
+        "hook waits for the abort; the cancel must end the turn aborted, but the hook never "
+        "hears of it, so the step's `step/end` and the `turn/end` are missing (the first missing "
+        "event, `step/end`, is the step boundary's)",
+    ),
+    "ToolRunsWithoutTheTurnSignal": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: a steer, then a cancel while the tool waits for "
+        "the abort; the cancel must end the turn aborted, but the tool never hears of it, so the "
+        "`tool/result`, `step/end` and `turn/end` are missing (the first missing event, the "
+        "`tool/result`, is ROOT-MODEL's)",
+    ),
 }
 _HTTP = "its departure shows only over HTTP (`deepseek-http` ops against the loopback server: "
 _HTTP += "the raw body, a connection closed mid-body), and generation has no deepseek-http ops"
-#: The ones it does not reach, and why: one that is only slow, and those only HTTP shows.
+#: The ones it does not reach, and why: one that is only slow, and those only bytes show.
 UNREACHED: Final = {
     "QuadraticRenderer": "renders exactly what a linear renderer does, only slower: the oracles "
     "compare observations, never time (benchmarks/render_linear.py measures it)",
@@ -416,6 +435,10 @@ UNREACHED: Final = {
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
+    "HistoryReplayedEscaped": "its departure shows only in a body's bytes (ASCII escapes of the "
+    "same JSON value), and `deepseek-request` observes the body as a JSON value, which is how "
+    "PROMPT-DEEPSEEK-WIRE compares bodies across implementations; PROMPT-CACHE-E2E's byte "
+    "identity between two live requests shows it",
 }
 
 
@@ -445,7 +468,7 @@ def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
         seed_value=SEED,
         database=None,
         families=(family,),
-        shrink_budget=SHRINK_SECONDS,
+        shrink_examples=SHRINK_EXAMPLES,
         examples=EXAMPLES,
     )
 
