@@ -203,6 +203,9 @@ REACHED: Final = {
     "RequestHookWithoutTheTurnSignal": "loop",
     "ToolRunsWithoutTheTurnSignal": "loop",
     "ClaimsFollowupsAtEveryStep": "loop",
+    "ToolCallDeltaNameNull": "wire",
+    "EmptyResponseDetailNotMessage": "wire",
+    "RetryAfterDateInLocalTime": "wire",
 }
 
 
@@ -327,10 +330,7 @@ _WIRE_NOT_FOUND: Final = (
     "BooleanCountsAreNumbers",
     "IntegralFloatCountsRejected",
     "NonJsonConstantsAccepted",
-    "ToolCallDeltaNameNull",
-    "EmptyResponseDetailNotMessage",
     "RetryAfterDateInWholeSeconds",
-    "RetryAfterDateInLocalTime",
     "ToolCallFunctionNotAnObjectSkipped",
 )
 NOT_FOUND_WITHIN_BUDGET.update(
