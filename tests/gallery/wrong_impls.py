@@ -16,7 +16,7 @@ import json
 import math
 import re
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime
 from email.utils import parsedate
 from typing import Any, Final
@@ -39,6 +39,35 @@ from reference.model_adapter import AdapterFailure, Request
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 from reference.runtime_context import Retained, RuntimeContextProjection
 from reference.session import SessionLog, SurfaceReplace
+
+
+def replacing(owner: object, name: str) -> Callable[[Callable[..., Any]], type[Driver]]:
+    """Make the decorated function a wrong implementation that changes one reference function.
+
+    Creating the driver replaces ``owner.name`` (a module's function or a class's method) for the
+    life of the process by the decorated function, which is called with the original first and
+    then with the original's own arguments (``self`` included, for a method). The result is a
+    `Driver` subclass named and documented like the function, so it loads as ``wrong_impls:Name``.
+    """
+
+    def wrong(replacement: Callable[..., Any]) -> type[Driver]:
+        def __init__(self: Driver) -> None:
+            original = getattr(owner, name)
+
+            def replaced(*args: Any, **kwargs: Any) -> Any:
+                return replacement(original, *args, **kwargs)
+
+            setattr(owner, name, replaced)
+
+        namespace = {
+            "__init__": __init__,
+            "__doc__": replacement.__doc__,
+            "__module__": replacement.__module__,
+            "__qualname__": replacement.__qualname__,
+        }
+        return type(replacement.__name__, (Driver,), namespace)
+
+    return wrong
 
 
 class DuplicateNamesReplace(Driver):
@@ -161,17 +190,11 @@ class KeepsRegistrationWhenNotifyFails(Driver):
         return Registry(config)
 
 
-class DeduplicatedToolNames(Driver):
+@replacing(registry, "order_tools")
+def DeduplicatedToolNames(ordered, schemas, known_names, tool_order):
     """Tools are keyed by name, so of several schemas sharing a name only the last is kept."""
-
-    def __init__(self) -> None:
-        ordered = registry.order_tools
-
-        def order_tools(schemas, known_names, tool_order):  # type: ignore[no-untyped-def]
-            by_name = {schema.name: schema for schema in schemas}
-            return ordered(by_name.values(), known_names, tool_order)
-
-        registry.order_tools = order_tools  # type: ignore[assignment]
+    by_name = {schema.name: schema for schema in schemas}
+    return ordered(by_name.values(), known_names, tool_order)
 
 
 class LastListenerOutermost(Driver):
@@ -270,17 +293,11 @@ class SuppressorIsAFlag(Driver):
         return Registry(config)
 
 
-class NegativeZeroBeforeZero(Driver):
+@replacing(registry, "_finite_order")
+def NegativeZeroBeforeZero(finite_order, kind, name, order):
     """Orders compare in a total order (like Java's ``Double.compare``): -0 sorts before 0."""
-
-    def __init__(self) -> None:
-        finite_order = registry._finite_order
-
-        def total_order(kind, name, order):  # type: ignore[no-untyped-def]
-            value = finite_order(kind, name, order)
-            return -5e-324 if value == 0 and math.copysign(1, value) < 0 else value
-
-        registry._finite_order = total_order  # type: ignore[assignment]
+    value = finite_order(kind, name, order)
+    return -5e-324 if value == 0 and math.copysign(1, value) < 0 else value
 
 
 class ReleaseRemovesTheNameEverywhere(Driver):
@@ -302,16 +319,10 @@ class ReleaseRemovesTheNameEverywhere(Driver):
         return Registry(config)
 
 
-class RescanningRenderer(Driver):
+@replacing(render, "interpolate")
+def RescanningRenderer(once, text, variables, *, where):
     """Substituted values are scanned again, so a value containing ``{{x}}`` is expanded too."""
-
-    def __init__(self) -> None:
-        once = render.interpolate
-
-        def twice(text, variables, *, where):  # type: ignore[no-untyped-def]
-            return once(once(text, variables, where=where), variables, where=where)
-
-        render.interpolate = twice  # type: ignore[assignment]
+    return once(once(text, variables, where=where), variables, where=where)
 
 
 class QuadraticRenderer(Driver):
@@ -516,58 +527,40 @@ class SentAfterCancelForTheNextStep(_WrongLoop):
                 super()._send(target, message)
 
 
-class CompactCitesTheNextNode(Driver):
+@replacing(loop_harness.LoopOps, "_compact")
+def CompactCitesTheNextNode(compact, self, agent, op):
     """A compaction cites the surface node after its range too (allowed by the append rules:
     a replace must cite at least what it shadows)."""
+    surface, append = agent.log.surface, agent.append
 
-    def __init__(self) -> None:
-        compact = loop_harness.LoopOps._compact
+    def more(type, data, **options):
+        after = op["end"] + 1
+        if options.get("source_event_seqs") is not None and after < len(surface):
+            options["source_event_seqs"] = [*options["source_event_seqs"], surface[after]]
+        return append(type, data, **options)
 
-        def citing_more(self, agent, op):  # type: ignore[no-untyped-def]
-            surface, append = agent.log.surface, agent.append
-
-            def more(type, data, **options):  # type: ignore[no-untyped-def]
-                after = op["end"] + 1
-                if options.get("source_event_seqs") is not None and after < len(surface):
-                    options["source_event_seqs"] = [*options["source_event_seqs"], surface[after]]
-                return append(type, data, **options)
-
-            agent.append = more
-            try:
-                return compact(self, agent, op)
-            finally:
-                del agent.append
-
-        loop_harness.LoopOps._compact = citing_more  # type: ignore[method-assign]
+    agent.append = more
+    try:
+        return compact(self, agent, op)
+    finally:
+        del agent.append
 
 
-class CompactClipsTheEnd(Driver):
+@replacing(loop_harness.LoopOps, "_compact")
+def CompactClipsTheEnd(compact, self, agent, op):
     """A compaction whose `end` lies beyond the surface is clipped to the last node."""
-
-    def __init__(self) -> None:
-        compact = loop_harness.LoopOps._compact
-
-        def clipping(self, agent, op):  # type: ignore[no-untyped-def]
-            last = len(agent.log.surface) - 1
-            return compact(self, agent, {**op, "end": min(op["end"], last)})
-
-        loop_harness.LoopOps._compact = clipping  # type: ignore[method-assign]
+    last = len(agent.log.surface) - 1
+    return compact(self, agent, {**op, "end": min(op["end"], last)})
 
 
-class AssembleOpPassesNoAgent(Driver):
+@replacing(loop_harness.LoopOps, "_create")
+def AssembleOpPassesNoAgent(create, self, op):
     """The `assemble` op passes `{scope, signal}` only, even for an agent's own scope."""
-
-    def __init__(self) -> None:
-        create = loop_harness.LoopOps._create
-
-        def forgetting(self, op):  # type: ignore[no-untyped-def]
-            created = create(self, op)
-            agent = self.agents.get(op["agent"])
-            if agent is not None:
-                self.scenario.agent_scopes.discard(agent.scope)
-            return created
-
-        loop_harness.LoopOps._create = forgetting  # type: ignore[method-assign]
+    created = create(self, op)
+    agent = self.agents.get(op["agent"])
+    if agent is not None:
+        self.scenario.agent_scopes.discard(agent.scope)
+    return created
 
 
 class ResolutionThrowUsesTheProposal(_WrongLoop):
@@ -584,149 +577,101 @@ class ResolutionThrowUsesTheProposal(_WrongLoop):
                 return loop.Resolution(dict(proposed), {}, None)
 
 
-class AdaptersEntryOnlyRoutes(Driver):
+@replacing(loop_harness.LoopOps, "_resolver")
+def AdaptersEntryOnlyRoutes(resolver, self, adapters):
     """An `adapters` entry decides only whether the provider has an adapter: its defaults,
     context window and effort set are never applied."""
-
-    def __init__(self) -> None:
-        resolver = loop_harness.LoopOps._resolver
-
-        def bare(self, adapters):  # type: ignore[no-untyped-def]
-            keep = ("resolve",)
-            entries = {p: {k: v for k, v in e.items() if k in keep} for p, e in adapters.items()}
-            return resolver(self, entries)
-
-        loop_harness.LoopOps._resolver = bare  # type: ignore[method-assign]
+    keep = ("resolve",)
+    entries = {p: {k: v for k, v in e.items() if k in keep} for p, e in adapters.items()}
+    return resolver(self, entries)
 
 
-class ToolResultErrorFlagDropped(Driver):
+@replacing(loop_harness, "_scripted_tools")
+def ToolResultErrorFlagDropped(tools, results, wait):
     """TOOL_RESULT's `isError` is never passed on: every scripted result is an ordinary one."""
-
-    def __init__(self) -> None:
-        tools = loop_harness._scripted_tools
-
-        def plain(results, wait):  # type: ignore[no-untyped-def]
-            return tools([{k: v for k, v in r.items() if k != "isError"} for r in results], wait)
-
-        loop_harness._scripted_tools = plain
+    return tools([{k: v for k, v in r.items() if k != "isError"} for r in results], wait)
 
 
-class EmptyDecisionWithoutAList(Driver):
+@replacing(loop_harness, "_scripted_pre_step")
+def EmptyDecisionWithoutAList(pre_step, decisions, wait, calls):
     """An `empty` DECISION hands the loop no message list at all (not an empty one), which a
     step the loop opens anyway (a continuation) cannot enter."""
+    decide = pre_step(decisions, wait, calls)
 
-    def __init__(self) -> None:
-        pre_step = loop_harness._scripted_pre_step
+    async def decision(question, default):
+        decided = await decide(question, default)
+        empty = isinstance(decided, Enter) and decided is not default
+        return Enter(None) if empty else decided
 
-        def listless(decisions, wait, calls):  # type: ignore[no-untyped-def]
-            decide = pre_step(decisions, wait, calls)
-
-            async def decision(question, default):  # type: ignore[no-untyped-def]
-                decided = await decide(question, default)
-                empty = isinstance(decided, Enter) and decided is not default
-                return Enter(None) if empty else decided  # type: ignore[arg-type]
-
-            return decision
-
-        loop_harness._scripted_pre_step = listless
+    return decision
 
 
-class DecisionObjectReadAsDefault(Driver):
+@replacing(loop_harness, "_scripted_pre_step")
+def DecisionObjectReadAsDefault(pre_step, decisions, wait, calls):
     """A DECISION object `{"decision", "waitFor"?}` waits, then takes the default decision
     whatever it names."""
-
-    def __init__(self) -> None:
-        pre_step = loop_harness._scripted_pre_step
-
-        def defaulting(decisions, wait, calls):  # type: ignore[no-untyped-def]
-            read = [
-                {**d, "decision": "default"} if isinstance(d, dict) and "decision" in d else d
-                for d in decisions
-            ]
-            return pre_step(read, wait, calls)
-
-        loop_harness._scripted_pre_step = defaulting
+    read = [
+        {**d, "decision": "default"} if isinstance(d, dict) and "decision" in d else d
+        for d in decisions
+    ]
+    return pre_step(read, wait, calls)
 
 
-class RequestHookWithoutSetThrows(Driver):
+@replacing(loop_harness, "_scripted_request")
+def RequestHookWithoutSetThrows(request, hooks, wait, calls):
     """A REQUEST_HOOK object with neither `set` nor `throws` throws instead of returning the
     proposal as offered."""
-
-    def __init__(self) -> None:
-        request = loop_harness._scripted_request
-
-        def strict(hooks, wait, calls):  # type: ignore[no-untyped-def]
-            read = [
-                {**h, "throws": "nothing to set"}
-                if isinstance(h, dict) and not {"set", "throws"} & set(h)
-                else h
-                for h in hooks
-            ]
-            return request(read, wait, calls)
-
-        loop_harness._scripted_request = strict
+    read = [
+        {**h, "throws": "nothing to set"}
+        if isinstance(h, dict) and not {"set", "throws"} & set(h)
+        else h
+        for h in hooks
+    ]
+    return request(read, wait, calls)
 
 
-class RequestErrorScriptOverrun(Driver):
+@replacing(loop_harness, "_scripted_request_error")
+def RequestErrorScriptOverrun(request_error, actions, wait, calls):
     """Past the end of the `requestError` script the decision throws, instead of `end`."""
-
-    def __init__(self) -> None:
-        request_error = loop_harness._scripted_request_error
-
-        def overrun(actions, wait, calls):  # type: ignore[no-untyped-def]
-            return request_error([*actions, *[{"throws": "no action"}] * 8], wait, calls)
-
-        loop_harness._scripted_request_error = overrun
+    return request_error([*actions, *[{"throws": "no action"}] * 8], wait, calls)
 
 
-class ListenerFailureUnscripted(Driver):
+@replacing(registry_harness.RegistryOps, "_listen")
+def ListenerFailureUnscripted(listen, self, op):
     """A LISTENER's `fails` is reported as a registry contract error (`invalid-order`) instead
     of the scripted failure: the harness misfiles its own throw. (In a loop any throw ends the
     turn `UNKNOWN`, so only an `assemble` op shows it.)"""
+    registry_ = self.scenario.registry
+    add = registry_.add_assemble_listener
 
-    def __init__(self) -> None:
-        listen = registry_harness.RegistryOps._listen
-
-        def listening(self, op):  # type: ignore[no-untyped-def]
-            registry_ = self.scenario.registry
-            add = registry_.add_assemble_listener
-
-            def adding(listener, scope):  # type: ignore[no-untyped-def]
-                async def failing(payload, context, next_):  # type: ignore[no-untyped-def]
-                    try:
-                        return await listener(payload, context, next_)
-                    except registry_harness.ScriptedFailure as error:
-                        raise ContractError("invalid-order", str(error)) from None
-
-                return add(failing, scope=scope)
-
-            registry_.add_assemble_listener = adding
+    def adding(listener, scope):
+        async def failing(payload, context, next_):
             try:
-                listen(self, op)
-            finally:
-                del registry_.add_assemble_listener
+                return await listener(payload, context, next_)
+            except registry_harness.ScriptedFailure as error:
+                raise ContractError("invalid-order", str(error)) from None
 
-        registry_harness.RegistryOps._listen = listening  # type: ignore[method-assign]
+        return add(failing, scope=scope)
+
+    registry_.add_assemble_listener = adding
+    try:
+        listen(self, op)
+    finally:
+        del registry_.add_assemble_listener
 
 
-class HookCallsProposeNothing(Driver):
+@replacing(loop_harness, "_scripted_pre_step")
+def HookCallsProposeNothing(pre_step, decisions, wait, calls):
     """`hook-calls` records every pre-step call's `proposed` as null, the runtime-context
     snapshot the default decision adds included."""
+    decide = pre_step(decisions, wait, calls)
 
-    def __init__(self) -> None:
-        pre_step = loop_harness._scripted_pre_step
+    async def decision(question, default):
+        decided = await decide(question, default)
+        calls[-1]["proposed"] = None
+        return decided
 
-        def forgetting(decisions, wait, calls):  # type: ignore[no-untyped-def]
-            decide = pre_step(decisions, wait, calls)
-
-            async def decision(question, default):  # type: ignore[no-untyped-def]
-                decided = await decide(question, default)
-                calls[-1]["proposed"] = None
-                return decided
-
-            return decision
-
-        loop_harness._scripted_pre_step = forgetting
+    return decision
 
 
 class HeaderEveryStep(_WrongLoop):
@@ -932,199 +877,121 @@ class UnloggedSnapshot(_WrongLoop):
             )
 
 
-class ReplacementGoesToTheEnd(Driver):
+@replacing(SessionLog, "_admit")
+def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     """A surface replace removes its range but appends the new node at the end of the surface."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit
-
-        def at_the_end(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            event = admit(self, *args, **kwargs)
-            if isinstance(event.surface_op, SurfaceReplace):
-                self._surface.remove(event.seq)
-                self._surface.append(event.seq)
-            return event
-
-        SessionLog._admit = at_the_end  # type: ignore[method-assign]
+    event = admit(self, *args, **kwargs)
+    if isinstance(event.surface_op, SurfaceReplace):
+        self._surface.remove(event.seq)
+        self._surface.append(event.seq)
+    return event
 
 
-class RejectedAppendKeepsItsSeq(Driver):
+@replacing(SessionLog, "_admit")
+def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
     """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit
-
-        def leaky(self, type, data, *args, **kwargs):  # type: ignore[no-untyped-def]
-            try:
-                return admit(self, type, data, *args, **kwargs)
-            except Exception:
-                admit(self, "x-rejected/placeholder", {}, None, None, 0, ignorable=False)
-                raise
-
-        SessionLog._admit = leaky  # type: ignore[method-assign]
+    try:
+        return admit(self, type, data, *args, **kwargs)
+    except Exception:
+        admit(self, "x-rejected/placeholder", {}, None, None, 0, ignorable=False)
+        raise
 
 
-class EmptyStopEqualsAbsent(Driver):
+@replacing(header, "header_differences")
+def EmptyStopEqualsAbsent(differences, a, b):
     """Header equality treats ``stop: []`` like an absent ``stop`` (`?? []` on both sides)."""
-
-    def __init__(self) -> None:
-        differences = header.header_differences
-
-        def lenient(a, b):  # type: ignore[no-untyped-def]
-            found = differences(a, b)
-            if a["config"].get("stop", []) == [] and b["config"].get("stop", []) == []:
-                found = [field for field in found if field != "config.stop"]
-            return found
-
-        header.header_differences = lenient  # type: ignore[assignment]
+    found = differences(a, b)
+    if a["config"].get("stop", []) == [] and b["config"].get("stop", []) == []:
+        found = [field for field in found if field != "config.stop"]
+    return found
 
 
-class ReproposesUnchangedSnapshot(Driver):
+@replacing(RuntimeContextProjection, "project")
+def ReproposesUnchangedSnapshot(project, self, sections):
     """The projection never compares with the retained text: every step proposes a snapshot."""
-
-    def __init__(self) -> None:
-        project = RuntimeContextProjection.project
-
-        def always(self, sections):  # type: ignore[no-untyped-def]
-            retained = self._retained
-            if isinstance(retained, Retained):
-                self._retained = Retained(retained.seq, None)
-            try:
-                return project(self, sections)
-            finally:
-                self._retained = retained
-
-        RuntimeContextProjection.project = always  # type: ignore[method-assign]
+    retained = self._retained
+    if isinstance(retained, Retained):
+        self._retained = Retained(retained.seq, None)
+    try:
+        return project(self, sections)
+    finally:
+        self._retained = retained
 
 
-class ReplaceKeepsRetainedSnapshot(Driver):
+@replacing(RuntimeContextProjection, "observe")
+def ReplaceKeepsRetainedSnapshot(observe, self, event):
     """A surface replacement citing the retained snapshot does not make it none-retained."""
-
-    def __init__(self) -> None:
-        observe = RuntimeContextProjection.observe
-
-        def remembering(self, event):  # type: ignore[no-untyped-def]
-            if event.type == "user/message" and runtime_context.is_owned(event.data):
-                observe(self, event)
-
-        RuntimeContextProjection.observe = remembering  # type: ignore[method-assign]
+    if event.type == "user/message" and runtime_context.is_owned(event.data):
+        observe(self, event)
 
 
-class CanonicalKeepsEmptySystem(Driver):
+@replacing(header, "canonical_header")
+def CanonicalKeepsEmptySystem(canonical, raw):
     """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
-
-    def __init__(self) -> None:
-        canonical = header.canonical_header
-
-        def keeping(raw):  # type: ignore[no-untyped-def]
-            result = canonical(raw)
-            if raw.get("system") == "":
-                result["system"] = ""
-            return result
-
-        header.canonical_header = keeping  # type: ignore[assignment]
+    result = canonical(raw)
+    if raw.get("system") == "":
+        result["system"] = ""
+    return result
 
 
-class NeverProposesTheClearedMarker(Driver):
+@replacing(RuntimeContextProjection, "project")
+def NeverProposesTheClearedMarker(project, self, sections):
     """An empty runtime context proposes nothing, even when a snapshot is retained."""
-
-    def __init__(self) -> None:
-        project = RuntimeContextProjection.project
-
-        def forgetful(self, sections):  # type: ignore[no-untyped-def]
-            return project(self, sections) if any(entry.text for entry in sections) else None
-
-        RuntimeContextProjection.project = forgetful  # type: ignore[method-assign]
+    return project(self, sections) if any(entry.text for entry in sections) else None
 
 
-class NullContentForToolCalls(Driver):
+@replacing(wire, "wire_assistant")
+def NullContentForToolCalls(serialize, content, where):
     """An assistant turn that only calls tools sends ``content: null``, as OpenAI's docs show."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_assistant
-
-        def with_null(content, where):  # type: ignore[no-untyped-def]
-            message = serialize(content, where)
-            if "tool_calls" in message and not message["content"]:
-                message["content"] = None
-            return message
-
-        wire.wire_assistant = with_null
+    message = serialize(content, where)
+    if "tool_calls" in message and not message["content"]:
+        message["content"] = None
+    return message
 
 
-class NoStreamOptions(Driver):
+@replacing(wire, "request_body")
+def NoStreamOptions(build, request):
     """The body leaves out ``stream_options``, so the provider sends no usage."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def without(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            del body["stream_options"]
-            return body
-
-        wire.request_body = without
+    body = build(request)
+    del body["stream_options"]
+    return body
 
 
-class CacheDirectiveOnSystem(Driver):
+@replacing(wire, "request_body")
+def CacheDirectiveOnSystem(build, request):
     """The system message carries an Anthropic-style ``cache_control`` directive."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def with_directive(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            for message in body["messages"]:
-                if message["role"] == "system":
-                    message["cache_control"] = {"type": "ephemeral"}
-            return body
-
-        wire.request_body = with_directive
+    body = build(request)
+    for message in body["messages"]:
+        if message["role"] == "system":
+            message["cache_control"] = {"type": "ephemeral"}
+    return body
 
 
-class UsageCountsCacheReadsAsInput(Driver):
+@replacing(translate, "map_usage")
+def UsageCountsCacheReadsAsInput(usage_of, usage):
     """``inputTokens`` is ``prompt_tokens`` as is: cache reads are counted twice."""
-
-    def __init__(self) -> None:
-        usage_of = translate.map_usage
-
-        def overlapping(usage):  # type: ignore[no-untyped-def]
-            mapped = usage_of(usage)
-            mapped["inputTokens"] = usage["prompt_tokens"]
-            return mapped
-
-        translate.map_usage = overlapping
+    mapped = usage_of(usage)
+    mapped["inputTokens"] = usage["prompt_tokens"]
+    return mapped
 
 
-class ToolResultsBeforeUserText(Driver):
+@replacing(wire, "wire_user")
+def ToolResultsBeforeUserText(serialize, content, where):
     """A user message's tool results are sent before its text (in block order)."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_user
-
-        def results_first(content, where):  # type: ignore[no-untyped-def]
-            messages = serialize(content, where)
-            return sorted(messages, key=lambda message: message["role"] != "tool")
-
-        wire.wire_user = results_first
+    messages = serialize(content, where)
+    return sorted(messages, key=lambda message: message["role"] != "tool")
 
 
-class ReasoningOnlyOnTheLastAssistant(Driver):
+@replacing(wire, "request_body")
+def ReasoningOnlyOnTheLastAssistant(build, request):
     """``reasoning_content`` is sent only on the latest assistant message, as the provider
     "ignores it elsewhere": each new answer strips it from the one before, so the history the
     next request repeats is no longer the bytes the provider cached."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def stripped(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            replies = [message for message in body["messages"] if message["role"] == "assistant"]
-            for message in replies[:-1]:
-                message.pop("reasoning_content", None)
-            return body
-
-        wire.request_body = stripped
+    body = build(request)
+    replies = [message for message in body["messages"] if message["role"] == "assistant"]
+    for message in replies[:-1]:
+        message.pop("reasoning_content", None)
+    return body
 
 
 class ClockInSystemPrompt(Driver):
@@ -1146,25 +1013,19 @@ class ClockInSystemPrompt(Driver):
         wire.request_body = stamped
 
 
-class RecentlyCalledToolsFirst(Driver):
+@replacing(wire, "request_body")
+def RecentlyCalledToolsFirst(build, request):
     """Tools the history has called move to the front of ``tools``, to "help the model pick":
     the tool list changes as soon as a tool is used."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def reordered(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            called = {
-                call["function"]["name"]
-                for message in body["messages"]
-                for call in message.get("tool_calls", ())
-            }
-            if "tools" in body:
-                body["tools"].sort(key=lambda tool: tool["function"]["name"] not in called)
-            return body
-
-        wire.request_body = reordered
+    body = build(request)
+    called = {
+        call["function"]["name"]
+        for message in body["messages"]
+        for call in message.get("tool_calls", ())
+    }
+    if "tools" in body:
+        body["tools"].sort(key=lambda tool: tool["function"]["name"] not in called)
+    return body
 
 
 class HistoryReplayedEscaped(Driver):
@@ -1213,20 +1074,14 @@ class DisposesTheScopeAtOnce(_WrongLoop):
             super().dispose()
 
 
-class RestoresOnlyWellFormedMessages(Driver):
+@replacing(runtime_context, "_is_owned_user_message")
+def RestoresOnlyWellFormedMessages(owned, event):
     """Restoring skips an owned message in a form no loop writes (a snapshot's text under the
     cleared marker's source), as if seeded events were held to the loop's own rules."""
-
-    def __init__(self) -> None:
-        owned = runtime_context._is_owned_user_message
-
-        def well_formed(event):  # type: ignore[no-untyped-def]
-            text = runtime_context.retained_text(event.data) if owned(event) else None
-            return owned(event) and (
-                "form" in event.data["source"] or text == runtime_context.CLEARED_MARKER
-            )
-
-        runtime_context._is_owned_user_message = well_formed
+    text = runtime_context.retained_text(event.data) if owned(event) else None
+    return owned(event) and (
+        "form" in event.data["source"] or text == runtime_context.CLEARED_MARKER
+    )
 
 
 class NullToolOrderRejected(Driver):
@@ -1332,77 +1187,47 @@ class UndefinedOptionIsNonJson(Driver):
         session_harness.option = lambda value: value
 
 
-class SeedTimeMayBeAnyNumber(Driver):
+@replacing(SessionLog, "_admit_seeded")
+def SeedTimeMayBeAnyNumber(admit, self, index, raw):
     """A seeded event's `time` may be any number (a fraction, beyond 2^53 - 1)."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit_seeded
-
-        def lenient(self, index, raw):  # type: ignore[no-untyped-def]
-            time = raw.get("time") if isinstance(raw, dict) else None
-            if isinstance(time, (int, float)) and not isinstance(time, bool):
-                raw = {**raw, "time": 0}
-            admit(self, index, raw)
-
-        SessionLog._admit_seeded = lenient  # type: ignore[method-assign]
+    time = raw.get("time") if isinstance(raw, dict) else None
+    if isinstance(time, (int, float)) and not isinstance(time, bool):
+        raw = {**raw, "time": 0}
+    admit(self, index, raw)
 
 
-class SeedPayloadsUnchecked(Driver):
+@replacing(session, "_check_shape")
+def SeedPayloadsUnchecked(check, type, data, where):
     """Seeded messages are not checked for their shape beyond their `data` being an object (the
     surface rules still apply)."""
-
-    def __init__(self) -> None:
-        check = session._check_shape
-
-        def headers_only(type, data, where):  # type: ignore[no-untyped-def]
-            if type == "request/header" or not isinstance(data, dict):
-                check(type, data, where)
-
-        session._check_shape = headers_only
+    if type == "request/header" or not isinstance(data, dict):
+        check(type, data, where)
 
 
-class SeedHeadersUnchecked(Driver):
+@replacing(session, "_check_shape")
+def SeedHeadersUnchecked(check, type, data, where):
     """Seeded `request/header` snapshots are not checked beyond `data.header.config` being an
     object (messages still are)."""
-
-    def __init__(self) -> None:
-        check = session._check_shape
-
-        def messages_only(type, data, where):  # type: ignore[no-untyped-def]
-            header = data.get("header") if isinstance(data, dict) else None
-            if type != "request/header" or not _config_object(header):
-                check(type, data, where)
-
-        session._check_shape = messages_only
+    header = data.get("header") if isinstance(data, dict) else None
+    if type != "request/header" or not _config_object(header):
+        check(type, data, where)
 
 
-class SeedSeqCheckedFirst(Driver):
+@replacing(SessionLog, "_admit_seeded")
+def SeedSeqCheckedFirst(admit, self, index, raw):
     """A seeded event's well-formed `seq` is compared with its index before anything else."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit_seeded
-
-        def seq_first(self, index, raw):  # type: ignore[no-untyped-def]
-            seq = session._as_seq(raw.get("seq")) if isinstance(raw, dict) else None
-            if seq is not None and seq != index:
-                raise ContractError("seq-not-contiguous", f"seq {seq}, expected {index}")
-            admit(self, index, raw)
-
-        SessionLog._admit_seeded = seq_first  # type: ignore[method-assign]
+    seq = session._as_seq(raw.get("seq")) if isinstance(raw, dict) else None
+    if seq is not None and seq != index:
+        raise ContractError("seq-not-contiguous", f"seq {seq}, expected {index}")
+    admit(self, index, raw)
 
 
-class SeedDropsIgnorable(Driver):
+@replacing(SessionLog, "_admit_seeded")
+def SeedDropsIgnorable(admit, self, index, raw):
     """A seeded event's `ignorable: true` is accepted but not kept."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit_seeded
-
-        def dropping(self, index, raw):  # type: ignore[no-untyped-def]
-            if isinstance(raw, dict) and raw.get("ignorable") is True:
-                raw = {key: value for key, value in raw.items() if key != "ignorable"}
-            admit(self, index, raw)
-
-        SessionLog._admit_seeded = dropping  # type: ignore[method-assign]
+    if isinstance(raw, dict) and raw.get("ignorable") is True:
+        raw = {key: value for key, value in raw.items() if key != "ignorable"}
+    admit(self, index, raw)
 
 
 class EndSeedAnywhereInTheSeed(Driver):
@@ -1421,23 +1246,13 @@ class EndSeedAnywhereInTheSeed(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
-class SeedNullFieldsAsAbsent(Driver):
+@replacing(SessionLog, "_admit_seeded")
+def SeedNullFieldsAsAbsent(admit, self, index, raw):
     """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is read as the field left out."""
-
-    def __init__(self) -> None:
-        admit = SessionLog._admit_seeded
-
-        def lenient(self, index, raw):  # type: ignore[no-untyped-def]
-            if isinstance(raw, dict):
-                nulls = ("surfaceOp", "sourceEventSeqs")
-                raw = {
-                    key: value
-                    for key, value in raw.items()
-                    if key not in nulls or value is not None
-                }
-            admit(self, index, raw)
-
-        SessionLog._admit_seeded = lenient  # type: ignore[method-assign]
+    if isinstance(raw, dict):
+        nulls = ("surfaceOp", "sourceEventSeqs")
+        raw = {key: value for key, value in raw.items() if key not in nulls or value is not None}
+    admit(self, index, raw)
 
 
 class SeedSkipsNonObjects(Driver):
@@ -1452,65 +1267,45 @@ class SeedSkipsNonObjects(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
-class AssistantSourceKindOrRoute(Driver):
+@replacing(session, "_message_problem")
+def AssistantSourceKindOrRoute(check, message, role, type="user/message"):
     """A seeded assistant message's source passes with `kind: "model"` *or* a provider and a
     model, where it needs both."""
-
-    def __init__(self) -> None:
-        check = session._message_problem
-
-        def lenient(message, role, type="user/message"):  # type: ignore[no-untyped-def]
-            source = message.get("source") if isinstance(message, dict) else None
-            if type == "assistant/message" and isinstance(source, dict):
-                route = all(
-                    isinstance(source.get(k), str) and source[k] for k in ("provider", "model")
-                )
-                if source.get("kind") == "model" or route:
-                    source = {"kind": "model", "provider": "p", "model": "m"}
-                    message = {**message, "source": source}
-            return check(message, role, type)
-
-        session._message_problem = lenient
+    source = message.get("source") if isinstance(message, dict) else None
+    if type == "assistant/message" and isinstance(source, dict):
+        route = all(isinstance(source.get(k), str) and source[k] for k in ("provider", "model"))
+        if source.get("kind") == "model" or route:
+            source = {"kind": "model", "provider": "p", "model": "m"}
+            message = {**message, "source": source}
+    return check(message, role, type)
 
 
-class ToolSourceKindOrCallId(Driver):
+@replacing(session, "_message_problem")
+def ToolSourceKindOrCallId(check, message, role, type="user/message"):
     """A seeded tool result's source passes with `kind: "tool"` *or* a non-empty `callId`, where
     it needs both (the content must still name the source's `callId`)."""
-
-    def __init__(self) -> None:
-        check = session._message_problem
-
-        def lenient(message, role, type="user/message"):  # type: ignore[no-untyped-def]
-            source = message.get("source") if isinstance(message, dict) else None
-            if type == "tool/result" and isinstance(source, dict):
-                call_id = source.get("callId")
-                if source.get("kind") == "tool" or (isinstance(call_id, str) and call_id):
-                    content = message.get("content")
-                    if isinstance(content, list) and len(content) == 1:
-                        block = content[0]
-                        if isinstance(block, dict) and block.get("toolCallId") == call_id:
-                            content = [{**block, "toolCallId": "stand-in"}]
-                    source = {**source, "kind": "tool", "callId": "stand-in"}
-                    message = {**message, "source": source, "content": content}
-            return check(message, role, type)
-
-        session._message_problem = lenient
+    source = message.get("source") if isinstance(message, dict) else None
+    if type == "tool/result" and isinstance(source, dict):
+        call_id = source.get("callId")
+        if source.get("kind") == "tool" or (isinstance(call_id, str) and call_id):
+            content = message.get("content")
+            if isinstance(content, list) and len(content) == 1:
+                block = content[0]
+                if isinstance(block, dict) and block.get("toolCallId") == call_id:
+                    content = [{**block, "toolCallId": "stand-in"}]
+            source = {**source, "kind": "tool", "callId": "stand-in"}
+            message = {**message, "source": source, "content": content}
+    return check(message, role, type)
 
 
-class PayloadNotAnObjectIsNonJson(Driver):
+@replacing(session, "_check_shape")
+def PayloadNotAnObjectIsNonJson(check, type, data, where):
     """A `request/header`, `assistant/message` or `tool/result` whose `data` is not an object is
     refused as `session-non-json` instead of `session-event-invalid`."""
-
-    def __init__(self) -> None:
-        check = session._check_shape
-
-        def shape(type, data, where):  # type: ignore[no-untyped-def]
-            wrapped = ("request/header", "assistant/message", "tool/result")
-            if type in wrapped and not isinstance(data, dict):
-                raise ContractError("session-non-json", f"{type} data is not an object")
-            check(type, data, where)
-
-        session._check_shape = shape
+    wrapped = ("request/header", "assistant/message", "tool/result")
+    if type in wrapped and not isinstance(data, dict):
+        raise ContractError("session-non-json", f"{type} data is not an object")
+    check(type, data, where)
 
 
 class SeedChecksKindAfterSeq(Driver):
@@ -1593,42 +1388,28 @@ def _config_object(header: Json) -> bool:
     return isinstance(header, dict) and isinstance(header.get("config"), dict)
 
 
-class HeaderNotAnObjectIsNonJson(Driver):
+@replacing(session, "_check_shape")
+def HeaderNotAnObjectIsNonJson(check, type, data, where):
     """A seeded header, or its `config`, that is not an object is refused as `session-non-json`."""
-
-    def __init__(self) -> None:
-        check = session._check_shape
-
-        def shape(type, data, where):  # type: ignore[no-untyped-def]
-            snapshot = (
-                data.get("header", {"config": {}}) if isinstance(data, dict) else {"config": {}}
-            )
-            if type == "request/header" and not _config_object(snapshot):
-                raise ContractError("session-non-json", "the header is not an object")
-            check(type, data, where)
-
-        session._check_shape = shape
+    snapshot = data.get("header", {"config": {}}) if isinstance(data, dict) else {"config": {}}
+    if type == "request/header" and not _config_object(snapshot):
+        raise ContractError("session-non-json", "the header is not an object")
+    check(type, data, where)
 
 
-class UnknownAdapterDefaultsIgnored(Driver):
+@replacing(session, "header_problem")
+def UnknownAdapterDefaultsIgnored(problem, snapshot):
     """A seeded header's `adapterDefaults` is read for its two markers only: other keys are
     ignored and a value that is not an object counts as no markers."""
-
-    def __init__(self) -> None:
-        problem = session.header_problem
-
-        def lenient(snapshot):  # type: ignore[no-untyped-def]
-            if isinstance(snapshot, dict) and "adapterDefaults" in snapshot:
-                markers = snapshot["adapterDefaults"]
-                known = (
-                    {k: v for k, v in markers.items() if k in header.MARKERS}
-                    if isinstance(markers, dict)
-                    else {}
-                )
-                snapshot = {**snapshot, "adapterDefaults": known}
-            return problem(snapshot)
-
-        session.header_problem = lenient
+    if isinstance(snapshot, dict) and "adapterDefaults" in snapshot:
+        markers = snapshot["adapterDefaults"]
+        known = (
+            {k: v for k, v in markers.items() if k in header.MARKERS}
+            if isinstance(markers, dict)
+            else {}
+        )
+        snapshot = {**snapshot, "adapterDefaults": known}
+    return problem(snapshot)
 
 
 class SeedBoundsExclusive(Driver):
@@ -1719,20 +1500,14 @@ class TemperatureAndStopDropped(_WrongLoop):
             return seed
 
 
-class ThrowsReportedByClassName(Driver):
+@replacing(loop, "_failure_of")
+def ThrowsReportedByClassName(failure_of, error: Exception):
     """A turn ended by a throw that is not the model layer's failure ends with the error's
     class name as its code, not `UNKNOWN`."""
-
-    def __init__(self) -> None:
-        failure_of = loop._failure_of
-
-        def by_class(error: Exception) -> Json:
-            failure = failure_of(error)
-            if failure["code"] == "UNKNOWN":
-                return {**failure, "code": type(error).__name__}
-            return failure
-
-        loop._failure_of = by_class
+    failure = failure_of(error)
+    if failure["code"] == "UNKNOWN":
+        return {**failure, "code": type(error).__name__}
+    return failure
 
 
 class ClaimsFollowupsAtEveryStep(_WrongLoop):
@@ -2007,63 +1782,39 @@ class RawLoneSurrogates(Driver):
         wire.encode_body = raw
 
 
-class QuotaBefore413(Driver):
+@replacing(failures, "error_code")
+def QuotaBefore413(code_of, status, detail):
     """Quota wording is read before the 413 rule, so a 413 about an exhausted quota is QUOTA."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-
-        def quota_first(status, detail):  # type: ignore[no-untyped-def]
-            if status == 413 and failures._QUOTA.search(detail):
-                return "QUOTA"
-            return code_of(status, detail)
-
-        failures.error_code = quota_first
+    if status == 413 and failures._QUOTA.search(detail):
+        return "QUOTA"
+    return code_of(status, detail)
 
 
-class ContextWordingOnAnyStatus(Driver):
+@replacing(failures, "error_code")
+def ContextWordingOnAnyStatus(code_of, status, detail):
     """Context-length wording makes CONTEXT_WINDOW_EXCEEDED whatever the status (413, 5xx)."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-
-        def by_wording(status, detail):  # type: ignore[no-untyped-def]
-            code = code_of(status, detail)
-            if code in ("INVALID_REQUEST", "SERVER") and failures._CONTEXT.search(detail):
-                return "CONTEXT_WINDOW_EXCEEDED"
-            return code
-
-        failures.error_code = by_wording
+    code = code_of(status, detail)
+    if code in ("INVALID_REQUEST", "SERVER") and failures._CONTEXT.search(detail):
+        return "CONTEXT_WINDOW_EXCEEDED"
+    return code
 
 
-class Status402IsQuota(Driver):
+@replacing(failures, "error_code")
+def Status402IsQuota(code_of, status, detail):
     """402 Payment Required is QUOTA by its status, without the body's wording."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-        failures.error_code = lambda status, detail: (  # type: ignore[assignment]
-            "QUOTA" if status == 402 else code_of(status, detail)
-        )
+    return "QUOTA" if status == 402 else code_of(status, detail)
 
 
-class ServerRangeOffByOne(Driver):
+@replacing(failures, "error_code")
+def ServerRangeOffByOne(code_of, status, detail):
     """5xx is ``range(500, 599)``: 599 falls out of it."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-        failures.error_code = lambda status, detail: (  # type: ignore[assignment]
-            f"HTTP_{status}" if status == 599 else code_of(status, detail)
-        )
+    return f"HTTP_{status}" if status == 599 else code_of(status, detail)
 
 
-class ServerFromStatus500Up(Driver):
+@replacing(failures, "error_code")
+def ServerFromStatus500Up(code_of, status, detail):
     """Every status from 500 up is SERVER, as the upstream codes it: 600 and above too."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-        failures.error_code = lambda status, detail: (  # type: ignore[assignment]
-            "SERVER" if status >= 600 else code_of(status, detail)
-        )
+    return "SERVER" if status >= 600 else code_of(status, detail)
 
 
 class EmptyRequestIdFallsBack(Driver):
@@ -2082,50 +1833,32 @@ class EmptyRequestIdFallsBack(Driver):
         failures.http_failure = client.http_failure = falling_back
 
 
-class RetryAfterCappedAtSafeInteger(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterCappedAtSafeInteger(delay_of, value, *, now_ms):
     """A Retry-After beyond 2**53 - 1 milliseconds is ignored, though a double holds it."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def capped(value, *, now_ms):  # type: ignore[no-untyped-def]
-            delay = delay_of(value, now_ms=now_ms)
-            return delay if delay is None or delay <= 2**53 - 1 else None
-
-        failures.retry_after_ms = capped
+    delay = delay_of(value, now_ms=now_ms)
+    return delay if delay is None or delay <= 2**53 - 1 else None
 
 
-class RetryAfterFractionalSeconds(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterFractionalSeconds(delay_of, value, *, now_ms):
     """Retry-After ``1.5`` is read as 1.5 seconds, not as a (bad) HTTP date."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def fractional(value, *, now_ms):  # type: ignore[no-untyped-def]
-            if value is None or re.fullmatch(r"[0-9]+\.[0-9]+", value.strip()) is None:
-                return delay_of(value, now_ms=now_ms)
-            return float(value) * 1000 or None
-
-        failures.retry_after_ms = fractional
+    if value is None or re.fullmatch(r"[0-9]+\.[0-9]+", value.strip()) is None:
+        return delay_of(value, now_ms=now_ms)
+    return float(value) * 1000 or None
 
 
-class RetryAfterImfFixdateOnly(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterImfFixdateOnly(delay_of, value, *, now_ms):
     """Only the IMF-fixdate form of an HTTP date is read; RFC 850 and asctime are ignored."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def fixdate_only(value, *, now_ms):  # type: ignore[no-untyped-def]
-            if value is None or value.strip().isdigit():
-                return delay_of(value, now_ms=now_ms)
-            try:
-                date = datetime.strptime(value, "%a, %d %b %Y %H:%M:%S GMT").replace(tzinfo=UTC)
-            except ValueError:
-                return None
-            delay = int(date.timestamp() * 1000) - now_ms
-            return delay if delay > 0 else None
-
-        failures.retry_after_ms = fixdate_only
+    if value is None or value.strip().isdigit():
+        return delay_of(value, now_ms=now_ms)
+    try:
+        date = datetime.strptime(value, "%a, %d %b %Y %H:%M:%S GMT").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    delay = int(date.timestamp() * 1000) - now_ms
+    return delay if delay > 0 else None
 
 
 class RetryAfterOnlyOn429(Driver):
@@ -2162,72 +1895,46 @@ class OddErrorBodyIsMalformed(Driver):
         failures.http_failure = client.http_failure = strict
 
 
-class EmptyKeyAllowed(Driver):
+@replacing(wire, "check_api_key")
+def EmptyKeyAllowed(check, raw):
     """An empty key is sent as it is (``Bearer ``), for the server to refuse."""
-
-    def __init__(self) -> None:
-        check = wire.check_api_key
-        wire.check_api_key = lambda raw: "" if raw == "" else check(raw)  # type: ignore[assignment]
+    return "" if raw == "" else check(raw)
 
 
-class KeyNotValidated(Driver):
+@replacing(wire, "check_api_key")
+def KeyNotValidated(check, raw):
     """Any non-empty key is sent once trimmed, spaces and newlines inside included."""
-
-    def __init__(self) -> None:
-        check = wire.check_api_key
-        wire.check_api_key = lambda raw: (  # type: ignore[assignment]
-            raw.strip(wire.JS_WHITE_SPACE) if raw else check(raw)
-        )
+    return raw.strip(wire.JS_WHITE_SPACE) if raw else check(raw)
 
 
-class PythonStripKey(Driver):
+@replacing(wire, "check_api_key")
+def PythonStripKey(check, raw):
     """The key is trimmed by Python's ``str.strip``, which keeps a U+FEFF around it."""
-
-    def __init__(self) -> None:
-        check = wire.check_api_key
-
-        def python_strip(raw):  # type: ignore[no-untyped-def]
-            key = raw.strip() if raw else check(raw)
-            if wire._KEY.fullmatch(key) is None:
-                raise LlmError("INVALID_CREDENTIAL", "the key is not printable ASCII")
-            return key
-
-        wire.check_api_key = python_strip
+    key = raw.strip() if raw else check(raw)
+    if wire._KEY.fullmatch(key) is None:
+        raise LlmError("INVALID_CREDENTIAL", "the key is not printable ASCII")
+    return key
 
 
-class WhiteSpaceKeyIsMissing(Driver):
+@replacing(wire, "check_api_key")
+def WhiteSpaceKeyIsMissing(check, raw):
     """A key of only white space counts as no key: MISSING_CREDENTIAL."""
-
-    def __init__(self) -> None:
-        check = wire.check_api_key
-        wire.check_api_key = lambda raw: check(raw.strip(wire.JS_WHITE_SPACE) if raw else raw)  # type: ignore[assignment]
+    return check(raw.strip(wire.JS_WHITE_SPACE) if raw else raw)
 
 
-class EffortPassedThrough(Driver):
+@replacing(wire, "reasoning_fields")
+def EffortPassedThrough(fields, effort):
     """An unknown effort is sent as ``reasoning_effort`` for the provider to judge."""
-
-    def __init__(self) -> None:
-        fields = wire.reasoning_fields
-
-        def passed(effort):  # type: ignore[no-untyped-def]
-            if effort is None or effort in wire.REASONING_EFFORTS:
-                return fields(effort)
-            return {"thinking": {"type": "enabled"}, "reasoning_effort": effort}
-
-        wire.reasoning_fields = passed
+    if effort is None or effort in wire.REASONING_EFFORTS:
+        return fields(effort)
+    return {"thinking": {"type": "enabled"}, "reasoning_effort": effort}
 
 
-class ImagesSkipped(Driver):
+@replacing(wire, "joined_text")
+def ImagesSkipped(joined, content, block_type, where):
     """Image blocks are skipped like any block the wire cannot carry."""
-
-    def __init__(self) -> None:
-        joined = wire.joined_text
-
-        def without_images(content, block_type, where):  # type: ignore[no-untyped-def]
-            kept = [block for block in content if block.get("type") != "image"]
-            return joined(kept, block_type, where)
-
-        wire.joined_text = without_images
+    kept = [block for block in content if block.get("type") != "image"]
+    return joined(kept, block_type, where)
 
 
 class KeyCheckedFirst(Driver):
@@ -2243,47 +1950,29 @@ class KeyCheckedFirst(Driver):
         wire.checked_key = key_first
 
 
-class EmptySystemOmitted(Driver):
+@replacing(wire, "wire_messages")
+def EmptySystemOmitted(messages_of, request):
     """An empty system text sends no system message (a truthiness test)."""
-
-    def __init__(self) -> None:
-        messages_of = wire.wire_messages
-
-        def truthy(request):  # type: ignore[no-untyped-def]
-            messages = messages_of(request)
-            return messages[1:] if request.get("system") == "" else messages
-
-        wire.wire_messages = truthy
+    messages = messages_of(request)
+    return messages[1:] if request.get("system") == "" else messages
 
 
-class EmptyStopOmitted(Driver):
+@replacing(wire, "request_body")
+def EmptyStopOmitted(build, request):
     """An empty ``stop`` list is left out, as if unset."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def without(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            if body.get("stop") == []:
-                del body["stop"]
-            return body
-
-        wire.request_body = without
+    body = build(request)
+    if body.get("stop") == []:
+        del body["stop"]
+    return body
 
 
-class HistorySystemHoisted(Driver):
+@replacing(wire, "request_body")
+def HistorySystemHoisted(build, request):
     """System-role messages of the history are moved to the front, after the system text."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def hoisted(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            messages = body["messages"]
-            body["messages"] = sorted(messages, key=lambda message: message["role"] != "system")
-            return body
-
-        wire.request_body = hoisted
+    body = build(request)
+    messages = body["messages"]
+    body["messages"] = sorted(messages, key=lambda message: message["role"] != "system")
+    return body
 
 
 class UnknownBlocksWithTextJoined(Driver):
@@ -2306,151 +1995,95 @@ class UnknownBlocksWithTextJoined(Driver):
         wire.joined_text = texts
 
 
-class MessageFieldsPassedThrough(Driver):
+@replacing(wire, "wire_message")
+def MessageFieldsPassedThrough(serialize, message, where):
     """A history message's ``id`` and ``source`` are copied onto its wire message."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_message
-
-        def with_fields(message, where):  # type: ignore[no-untyped-def]
-            out = serialize(message, where)
-            for wire_message in out:
-                if wire_message["role"] == message["role"]:
-                    wire_message.update({k: message[k] for k in ("id", "source") if k in message})
-            return out
-
-        wire.wire_message = with_fields
+    out = serialize(message, where)
+    for wire_message in out:
+        if wire_message["role"] == message["role"]:
+            wire_message.update({k: message[k] for k in ("id", "source") if k in message})
+    return out
 
 
-class EmptyTextUserMessageDropped(Driver):
+@replacing(wire, "wire_user")
+def EmptyTextUserMessageDropped(serialize, content, where):
     """A user message with blocks but no text is dropped; only a blockless one is sent empty."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_user
-
-        def dropped(content, where):  # type: ignore[no-untyped-def]
-            messages = serialize(content, where)
-            return [] if content and messages == [{"role": "user", "content": ""}] else messages
-
-        wire.wire_user = dropped
+    messages = serialize(content, where)
+    return [] if content and messages == [{"role": "user", "content": ""}] else messages
 
 
-class ErrorResultPrefixed(Driver):
+@replacing(wire, "wire_tool_result")
+def ErrorResultPrefixed(serialize, block, where):
     """An error tool result's text is sent as ``Error: <text>``."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_tool_result
-
-        def prefixed(block, where):  # type: ignore[no-untyped-def]
-            message = serialize(block, where)
-            if block.get("isError"):
-                message["content"] = "Error: " + message["content"]
-            return message
-
-        wire.wire_tool_result = prefixed
+    message = serialize(block, where)
+    if block.get("isError"):
+        message["content"] = "Error: " + message["content"]
+    return message
 
 
-class NoOutputOnlyWithoutBlocks(Driver):
+@replacing(wire, "wire_tool_result")
+def NoOutputOnlyWithoutBlocks(serialize, block, where):
     """``(no output)`` only for a result without blocks; one whose blocks hold no text sends
     ``""``."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_tool_result
-
-        def literal(block, where):  # type: ignore[no-untyped-def]
-            message = serialize(block, where)
-            if block["content"] and message["content"] == wire.NO_OUTPUT:
-                message["content"] = ""
-            return message
-
-        wire.wire_tool_result = literal
+    message = serialize(block, where)
+    if block["content"] and message["content"] == wire.NO_OUTPUT:
+        message["content"] = ""
+    return message
 
 
-class EmptyArgumentsAsObject(Driver):
+@replacing(wire, "wire_tool_call")
+def EmptyArgumentsAsObject(serialize, block, where):
     """Empty tool-call arguments are sent as ``{}``, as strict providers want JSON there."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_tool_call
-
-        def object_arguments(block, where):  # type: ignore[no-untyped-def]
-            call = serialize(block, where)
-            if call["function"]["arguments"] == "":
-                call["function"]["arguments"] = "{}"
-            return call
-
-        wire.wire_tool_call = object_arguments
+    call = serialize(block, where)
+    if call["function"]["arguments"] == "":
+        call["function"]["arguments"] = "{}"
+    return call
 
 
-class EmptyAssistantDropped(Driver):
+@replacing(wire, "wire_message")
+def EmptyAssistantDropped(serialize, message, where):
     """An assistant message without blocks is not sent."""
-
-    def __init__(self) -> None:
-        serialize = wire.wire_message
-
-        def dropped(message, where):  # type: ignore[no-untyped-def]
-            if message.get("role") == "assistant" and message.get("content") == []:
-                return []
-            return serialize(message, where)
-
-        wire.wire_message = dropped
+    if message.get("role") == "assistant" and message.get("content") == []:
+        return []
+    return serialize(message, where)
 
 
-class MaxEffortAsHigh(Driver):
+@replacing(wire, "reasoning_fields")
+def MaxEffortAsHigh(fields, effort):
     """Effort ``max`` is sent as ``high``, the highest the OpenAI vocabulary knows."""
-
-    def __init__(self) -> None:
-        fields = wire.reasoning_fields
-        wire.reasoning_fields = lambda effort: fields("high" if effort == "max" else effort)  # type: ignore[assignment]
+    return fields("high" if effort == "max" else effort)
 
 
-class OddPayloadsIgnored(Driver):
+@replacing(translate, "_parse")
+def OddPayloadsIgnored(parse, data):
     """A payload that is JSON but not an object is skipped, as the upstream skips some."""
-
-    def __init__(self) -> None:
-        parse = translate._parse
-
-        def skipping(data):  # type: ignore[no-untyped-def]
-            try:
-                value = json.loads(data)
-            except ValueError:
-                return parse(data)
-            return parse(data) if isinstance(value, dict) else {}
-
-        translate._parse = skipping
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return parse(data)
+    return parse(data) if isinstance(value, dict) else {}
 
 
-class LenientChoices(Driver):
+@replacing(translate, "_parse")
+def LenientChoices(parse, data):
     """``choices`` as one object is read as a list of it, and ``null`` entries are skipped."""
-
-    def __init__(self) -> None:
-        parse = translate._parse
-
-        def lenient(data):  # type: ignore[no-untyped-def]
-            try:
-                value = json.loads(data)
-            except ValueError:
-                return parse(data)
-            choices = value.get("choices") if isinstance(value, dict) else None
-            if isinstance(choices, dict | list):
-                listed = [choices] if isinstance(choices, dict) else choices
-                value["choices"] = [choice for choice in listed if choice is not None]
-                return parse(json.dumps(value))
-            return parse(data)
-
-        translate._parse = lenient
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return parse(data)
+    choices = value.get("choices") if isinstance(value, dict) else None
+    if isinstance(choices, dict | list):
+        listed = [choices] if isinstance(choices, dict) else choices
+        value["choices"] = [choice for choice in listed if choice is not None]
+        return parse(json.dumps(value))
+    return parse(data)
 
 
-class NullToolCallsSkipped(Driver):
+@replacing(translate.StreamTranslator, "_append_call")
+def NullToolCallsSkipped(append, self, out, call, data):
     """A ``null`` entry of ``tool_calls`` is skipped."""
-
-    def __init__(self) -> None:
-        append = translate.StreamTranslator._append_call
-
-        def skipping(self, out, call, data):  # type: ignore[no-untyped-def]
-            if call is not None:
-                append(self, out, call, data)
-
-        translate.StreamTranslator._append_call = skipping  # type: ignore[method-assign]
+    if call is not None:
+        append(self, out, call, data)
 
 
 class NonStringTextsCoerced(Driver):
@@ -2464,142 +2097,80 @@ class NonStringTextsCoerced(Driver):
         translate._text = coerced
 
 
-class LenientUsage(Driver):
+@replacing(translate, "map_usage")
+def LenientUsage(usage_of, usage):
     """A usage object without sound counts is ignored instead of failing the stream."""
-
-    def __init__(self) -> None:
-        usage_of = translate.map_usage
-
-        def lenient(usage):  # type: ignore[no-untyped-def]
-            try:
-                return usage_of(usage)
-            except (TypeError, ValueError):
-                return None
-
-        translate.map_usage = lenient
+    try:
+        return usage_of(usage)
+    except (TypeError, ValueError):
+        return None
 
 
-class EmptyFinishReasonIsStop(Driver):
+@replacing(translate, "map_finish")
+def EmptyFinishReasonIsStop(finish_of, reason):
     """An empty ``finish_reason`` counts as none, so the finish defaults to stop."""
-
-    def __init__(self) -> None:
-        finish_of = translate.map_finish
-        translate.map_finish = lambda reason: (
-            {"kind": "stop"} if reason == "" else finish_of(reason)
-        )  # type: ignore[assignment]
+    return {"kind": "stop"} if reason == "" else finish_of(reason)
 
 
-class WhitespacePayloadSkipped(Driver):
+@replacing(translate.StreamTranslator, "payload")
+def WhitespacePayloadSkipped(payload, self, data):
     """A payload of only spaces is skipped as a keep-alive."""
-
-    def __init__(self) -> None:
-        payload = translate.StreamTranslator.payload
-
-        def skipping(self, data):  # type: ignore[no-untyped-def]
-            return [] if data and data.isspace() else payload(self, data)
-
-        translate.StreamTranslator.payload = skipping  # type: ignore[method-assign]
+    return [] if data and data.isspace() else payload(self, data)
 
 
-class DoneStripped(Driver):
+@replacing(translate.StreamTranslator, "payload")
+def DoneStripped(payload, self, data):
     """A payload that is ``[DONE]`` once stripped of spaces ends the stream."""
-
-    def __init__(self) -> None:
-        payload = translate.StreamTranslator.payload
-
-        def stripped(self, data):  # type: ignore[no-untyped-def]
-            return payload(self, translate.DONE if data.strip() == translate.DONE else data)
-
-        translate.StreamTranslator.payload = stripped  # type: ignore[method-assign]
+    return payload(self, translate.DONE if data.strip() == translate.DONE else data)
 
 
-class DataValueAtFixedOffset(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def DataValueAtFixedOffset(field, self, line):
     """A ``data`` value is taken from the seventh character on, as if ``data: `` were fixed."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-
-        def fixed(self, line):  # type: ignore[no-untyped-def]
-            if line.startswith("data:"):
-                line = "data: " + line[6:]
-            return field(self, line)
-
-        sse.SSEDecoder._field = fixed  # type: ignore[method-assign]
+    if line.startswith("data:"):
+        line = "data: " + line[6:]
+    return field(self, line)
 
 
-class OtherFieldsAsData(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def OtherFieldsAsData(field, self, line):
     """The values of ``event``, ``id`` and ``retry`` lines are taken as data too."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-
-        def as_data(self, line):  # type: ignore[no-untyped-def]
-            name, colon, value = line.partition(":")
-            return field(self, "data" + colon + value if name in ("event", "id", "retry") else line)
-
-        sse.SSEDecoder._field = as_data  # type: ignore[method-assign]
+    name, colon, value = line.partition(":")
+    return field(self, "data" + colon + value if name in ("event", "id", "retry") else line)
 
 
-class ColonlessLinesIgnored(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def ColonlessLinesIgnored(field, self, line):
     """A line without a colon is ignored, so a bare ``data`` line adds nothing."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-        sse.SSEDecoder._field = lambda self, line: (  # type: ignore[method-assign]
-            None if line and ":" not in line else field(self, line)
-        )
+    return None if line and ":" not in line else field(self, line)
 
 
-class EventWithoutDataDispatchesBlank(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def EventWithoutDataDispatchesBlank(field, self, line):
     """An event that names its type dispatches, as a blank payload if it had no data."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-
-        def blank(self, line):  # type: ignore[no-untyped-def]
-            typed = getattr(self, "typed", False)
-            self.typed = bool(line) and (typed or line.startswith("event:"))
-            if not line and typed and self._data is None:
-                return ""
-            return field(self, line)
-
-        sse.SSEDecoder._field = blank  # type: ignore[method-assign]
+    typed = getattr(self, "typed", False)
+    self.typed = bool(line) and (typed or line.startswith("event:"))
+    if not line and typed and self._data is None:
+        return ""
+    return field(self, line)
 
 
-class AllLeadingBomsDropped(Driver):
+@replacing(sse.SSEDecoder, "_text")
+def AllLeadingBomsDropped(text_of, self, text):
     """Every U+FEFF at the start of the stream is dropped."""
-
-    def __init__(self) -> None:
-        text_of = sse.SSEDecoder._text
-
-        def stripped(self, text):  # type: ignore[no-untyped-def]
-            return text_of(self, text.lstrip("\ufeff") if self._at_start else text)
-
-        sse.SSEDecoder._text = stripped  # type: ignore[method-assign]
+    return text_of(self, text.lstrip("\ufeff") if self._at_start else text)
 
 
-class LatinBomDropped(Driver):
+@replacing(sse.SSEDecoder, "_text")
+def LatinBomDropped(text_of, self, text):
     """The BOM's bytes read as Latin-1 (``ï»¿``) are dropped too."""
-
-    def __init__(self) -> None:
-        text_of = sse.SSEDecoder._text
-
-        def stripped(self, text):  # type: ignore[no-untyped-def]
-            return text_of(self, text.removeprefix("ï»¿") if self._at_start else text)
-
-        sse.SSEDecoder._text = stripped  # type: ignore[method-assign]
+    return text_of(self, text.removeprefix("ï»¿") if self._at_start else text)
 
 
-class BomDroppedPerChunk(Driver):
+@replacing(sse.SSEDecoder, "_text")
+def BomDroppedPerChunk(text_of, self, text):
     """A U+FEFF at the start of any body chunk is dropped, not only at the stream's start."""
-
-    def __init__(self) -> None:
-        text_of = sse.SSEDecoder._text
-
-        def per_chunk(self, text):  # type: ignore[no-untyped-def]
-            return text_of(self, text if self._at_start else text.removeprefix("\ufeff"))
-
-        sse.SSEDecoder._text = per_chunk  # type: ignore[method-assign]
+    return text_of(self, text if self._at_start else text.removeprefix("\ufeff"))
 
 
 class LineEndDetectedOnce(Driver):
@@ -2626,203 +2197,127 @@ class LineEndDetectedOnce(Driver):
         sse.SSEDecoder._text = once  # type: ignore[method-assign]
 
 
-class CrLfAcrossReadsIsTwoLineEnds(Driver):
+@replacing(sse.SSEDecoder, "_text")
+def CrLfAcrossReadsIsTwoLineEnds(text_of, self, text):
     """A CR at the end of one read and its LF at the start of the next are two line ends."""
-
-    def __init__(self) -> None:
-        text_of = sse.SSEDecoder._text
-
-        def forgetful(self, text):  # type: ignore[no-untyped-def]
-            self._after_cr = False
-            return text_of(self, text)
-
-        sse.SSEDecoder._text = forgetful  # type: ignore[method-assign]
+    self._after_cr = False
+    return text_of(self, text)
 
 
-class InvalidUtf8Dropped(Driver):
+@replacing(sse.SSEDecoder, "__init__")
+def InvalidUtf8Dropped(init, self):
     """Invalid UTF-8 bytes are dropped instead of becoming U+FFFD."""
-
-    def __init__(self) -> None:
-        init = sse.SSEDecoder.__init__
-
-        def ignoring(self):  # type: ignore[no-untyped-def]
-            init(self)
-            self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="ignore")
-
-        sse.SSEDecoder.__init__ = ignoring  # type: ignore[method-assign]
+    init(self)
+    self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="ignore")
 
 
-class ReasoningIsNotContent(Driver):
+@replacing(translate.StreamTranslator, "_final")
+def ReasoningIsNotContent(final, self):
     """A stop with only reasoning is EMPTY_RESPONSE: reasoning is not counted as content."""
-
-    def __init__(self) -> None:
-        final = translate.StreamTranslator._final
-
-        def strict(self):  # type: ignore[no-untyped-def]
-            out = final(self)
-            only_reasoning = all(block["type"] == "reasoning" for block in self._blocks)
-            if self._blocks and only_reasoning and out[-1]["reason"] == {"kind": "stop"}:
-                failure = {"message": "no content", "code": "EMPTY_RESPONSE"}
-                out[-1] = {"type": "finish", "reason": {"kind": "error", "failure": failure}}
-            return out
-
-        translate.StreamTranslator._final = strict  # type: ignore[method-assign]
+    out = final(self)
+    only_reasoning = all(block["type"] == "reasoning" for block in self._blocks)
+    if self._blocks and only_reasoning and out[-1]["reason"] == {"kind": "stop"}:
+        failure = {"message": "no content", "code": "EMPTY_RESPONSE"}
+        out[-1] = {"type": "finish", "reason": {"kind": "error", "failure": failure}}
+    return out
 
 
-class AnyEmptyFinishIsEmptyResponse(Driver):
+@replacing(translate.StreamTranslator, "_final")
+def AnyEmptyFinishIsEmptyResponse(final, self):
     """Any finish with no block is EMPTY_RESPONSE, a length or tool-calls one too."""
-
-    def __init__(self) -> None:
-        final = translate.StreamTranslator._final
-
-        def strict(self):  # type: ignore[no-untyped-def]
-            out = final(self)
-            if not self._blocks and out[-1]["reason"]["kind"] in ("max-tokens", "tool-calls"):
-                failure = {"message": "no content", "code": "EMPTY_RESPONSE"}
-                out[-1] = {"type": "finish", "reason": {"kind": "error", "failure": failure}}
-            return out
-
-        translate.StreamTranslator._final = strict  # type: ignore[method-assign]
+    out = final(self)
+    if not self._blocks and out[-1]["reason"]["kind"] in ("max-tokens", "tool-calls"):
+        failure = {"message": "no content", "code": "EMPTY_RESPONSE"}
+        out[-1] = {"type": "finish", "reason": {"kind": "error", "failure": failure}}
+    return out
 
 
-class ToolCallsKeyHidesContent(Driver):
+@replacing(translate.StreamTranslator, "payload")
+def ToolCallsKeyHidesContent(payload, self, data):
     """A delta holding ``tool_calls`` is read as a tool-call delta only: its content is lost."""
-
-    def __init__(self) -> None:
-        payload = translate.StreamTranslator.payload
-
-        def either(self, data):  # type: ignore[no-untyped-def]
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                return payload(self, data)
-            for choice in chunk.get("choices") or [] if isinstance(chunk, dict) else []:
-                delta = choice.get("delta") if isinstance(choice, dict) else None
-                if isinstance(delta, dict) and "tool_calls" in delta:
-                    delta.pop("content", None)
-            return payload(self, json.dumps(chunk))
-
-        translate.StreamTranslator.payload = either  # type: ignore[method-assign]
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        return payload(self, data)
+    for choice in chunk.get("choices") or [] if isinstance(chunk, dict) else []:
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict) and "tool_calls" in delta:
+            delta.pop("content", None)
+    return payload(self, json.dumps(chunk))
 
 
-class BlockPerKindChange(Driver):
+@replacing(translate.StreamTranslator, "_append_text")
+def BlockPerKindChange(append, self, out, kind, text):
     """A new block opens whenever the delta kind changes, so interleaving makes four blocks."""
-
-    def __init__(self) -> None:
-        append = translate.StreamTranslator._append_text
-
-        def per_change(self, out, kind, text):  # type: ignore[no-untyped-def]
-            last = len(self._blocks) - 1
-            if text and kind == "reasoning" and self._reasoning not in (None, last):
-                self._reasoning = None
-            if text and kind == "text" and self._text not in (None, last):
-                self._text = None
-            append(self, out, kind, text)
-
-        translate.StreamTranslator._append_text = per_change  # type: ignore[method-assign]
+    last = len(self._blocks) - 1
+    if text and kind == "reasoning" and self._reasoning not in (None, last):
+        self._reasoning = None
+    if text and kind == "text" and self._text not in (None, last):
+        self._text = None
+    append(self, out, kind, text)
 
 
-class ToolBlocksByWireIndex(Driver):
+@replacing(translate.StreamTranslator, "_final")
+def ToolBlocksByWireIndex(final, self):
     """Tool-call blocks end in the order of their wire ``index``, not of first appearance."""
-
-    def __init__(self) -> None:
-        final = translate.StreamTranslator._final
-
-        def by_wire_index(self):  # type: ignore[no-untyped-def]
-            order = sorted(self._tool_calls, key=int)
-            positions = sorted(self._tool_calls.values())
-            blocks, pieces = list(self._blocks), list(self._pieces)
-            for position, wire_index in zip(positions, order, strict=True):
-                blocks[position] = self._blocks[self._tool_calls[wire_index]]
-                pieces[position] = self._pieces[self._tool_calls[wire_index]]
-            self._blocks, self._pieces = blocks, pieces
-            return final(self)
-
-        translate.StreamTranslator._final = by_wire_index  # type: ignore[method-assign]
+    order = sorted(self._tool_calls, key=int)
+    positions = sorted(self._tool_calls.values())
+    blocks, pieces = list(self._blocks), list(self._pieces)
+    for position, wire_index in zip(positions, order, strict=True):
+        blocks[position] = self._blocks[self._tool_calls[wire_index]]
+        pieces[position] = self._pieces[self._tool_calls[wire_index]]
+    self._blocks, self._pieces = blocks, pieces
+    return final(self)
 
 
-class ToolCallMissingIdOmitted(Driver):
+@replacing(translate.StreamTranslator, "_assembled")
+def ToolCallMissingIdOmitted(assembled, self, index):
     """A tool call whose id or name never arrived has no such key, instead of ``""``."""
-
-    def __init__(self) -> None:
-        assembled = translate.StreamTranslator._assembled
-
-        def sparse(self, index):  # type: ignore[no-untyped-def]
-            block = assembled(self, index)
-            return {key: value for key, value in block.items() if value != "" or key == "arguments"}
-
-        translate.StreamTranslator._assembled = sparse  # type: ignore[method-assign]
+    block = assembled(self, index)
+    return {key: value for key, value in block.items() if value != "" or key == "arguments"}
 
 
-class NullDeltaIsMalformed(Driver):
+@replacing(translate, "_object")
+def NullDeltaIsMalformed(object_of, value, where, data):
     """A ``null`` delta is MALFORMED_RESPONSE: a choice must carry a delta object."""
-
-    def __init__(self) -> None:
-        object_of = translate._object
-
-        def strict(value, where, data):  # type: ignore[no-untyped-def]
-            if value is None and where == "choices[].delta":
-                raise translate._malformed("delta is null", data)
-            return object_of(value, where, data)
-
-        translate._object = strict
+    if value is None and where == "choices[].delta":
+        raise translate._malformed("delta is null", data)
+    return object_of(value, where, data)
 
 
-class CacheHitWhenDetailIsZero(Driver):
+@replacing(translate, "map_usage")
+def CacheHitWhenDetailIsZero(usage_of, usage):
     """A cached-tokens detail of 0 falls back to the hit count (an ``or``, not an absence test)."""
-
-    def __init__(self) -> None:
-        usage_of = translate.map_usage
-
-        def falling_back(usage):  # type: ignore[no-untyped-def]
-            mapped = usage_of(usage)
-            hits = usage.get("prompt_cache_hit_tokens")
-            if mapped.get("cacheReadTokens") == 0 and hits:
-                mapped["cacheReadTokens"] = hits
-                mapped["inputTokens"] -= hits
-            return mapped
-
-        translate.map_usage = falling_back
+    mapped = usage_of(usage)
+    hits = usage.get("prompt_cache_hit_tokens")
+    if mapped.get("cacheReadTokens") == 0 and hits:
+        mapped["cacheReadTokens"] = hits
+        mapped["inputTokens"] -= hits
+    return mapped
 
 
-class CacheHitTokensOnly(Driver):
+@replacing(translate, "map_usage")
+def CacheHitTokensOnly(usage_of, usage):
     """Cache reads come from ``prompt_cache_hit_tokens`` only; the details are not read."""
-
-    def __init__(self) -> None:
-        usage_of = translate.map_usage
-        translate.map_usage = lambda usage: usage_of(  # type: ignore[assignment]
-            {key: value for key, value in usage.items() if key != "prompt_tokens_details"}
-        )
+    return usage_of({key: value for key, value in usage.items() if key != "prompt_tokens_details"})
 
 
-class FinishReasonCaseInsensitive(Driver):
+@replacing(translate, "map_finish")
+def FinishReasonCaseInsensitive(finish_of, reason):
     """Finish reasons are matched ignoring case, so ``Stop`` is a stop."""
-
-    def __init__(self) -> None:
-        finish_of = translate.map_finish
-
-        def folded(reason):  # type: ignore[no-untyped-def]
-            lower = reason.lower()
-            return finish_of(lower if lower in translate.FINISH_KINDS else reason)
-
-        translate.map_finish = folded
+    lower = reason.lower()
+    return finish_of(lower if lower in translate.FINISH_KINDS else reason)
 
 
-class EofAfterContentIsStop(Driver):
+@replacing(translate.StreamReader, "close")
+def EofAfterContentIsStop(close, self):
     """A body that ends without ``[DONE]`` after some content is finished as a stop."""
-
-    def __init__(self) -> None:
-        close = translate.StreamReader.close
-
-        def lenient(self):  # type: ignore[no-untyped-def]
-            try:
-                yield from close(self)
-            except LlmError as error:
-                if error.code != "STREAM_CLOSED" or not self._translator._blocks:
-                    raise
-                yield from self._translator.payload(translate.DONE)
-
-        translate.StreamReader.close = lenient  # type: ignore[method-assign]
+    try:
+        yield from close(self)
+    except LlmError as error:
+        if error.code != "STREAM_CLOSED" or not self._translator._blocks:
+            raise
+        yield from self._translator.payload(translate.DONE)
 
 
 class PartialAnswerKeptOnDrop(Driver):
@@ -2845,18 +2340,12 @@ class PartialAnswerKeptOnDrop(Driver):
         client.DeepSeekAdapter.stream = keeping  # type: ignore[method-assign]
 
 
-class UnicodeDigitSeconds(Driver):
+@replacing(failures, "retry_after_ms")
+def UnicodeDigitSeconds(delay_of, value, *, now_ms):
     """Retry-After seconds are any digits ``str.isdigit`` knows, an Arabic-Indic three too."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def any_digits(value, *, now_ms):  # type: ignore[no-untyped-def]
-            if value is not None and value.strip().isdigit() and not value.isascii():
-                return int(value) * 1000
-            return delay_of(value, now_ms=now_ms)
-
-        failures.retry_after_ms = any_digits
+    if value is not None and value.strip().isdigit() and not value.isascii():
+        return int(value) * 1000
+    return delay_of(value, now_ms=now_ms)
 
 
 class NoStatusOnHttpFailures(Driver):
@@ -2885,19 +2374,13 @@ class AgentForEveryScope(Driver):
         return Registry(config)
 
 
-class ResolutionFailureReportedAsUnknown(Driver):
+@replacing(loop, "_failure_of")
+def ResolutionFailureReportedAsUnknown(failure_of, error: Exception):
     """A turn ended by a thrown model-layer failure (one model resolution threw) ends
     `UNKNOWN` instead of with that failure."""
-
-    def __init__(self) -> None:
-        failure_of = loop._failure_of
-
-        def unknown(error: Exception) -> Json:
-            if isinstance(error, AdapterFailure):
-                return {"message": str(error), "code": "UNKNOWN"}
-            return failure_of(error)
-
-        loop._failure_of = unknown
+    if isinstance(error, AdapterFailure):
+        return {"message": str(error), "code": "UNKNOWN"}
+    return failure_of(error)
 
 
 class NoAdapterFailsTheBuild(_WrongLoop):
@@ -3020,130 +2503,76 @@ class InboxReadBeforeTurnStopping(_WrongLoop):
             return waiting
 
 
-class EffortOffSendsNoThinking(Driver):
+@replacing(wire, "reasoning_fields")
+def EffortOffSendsNoThinking(fields_of, effort):
     """Effort ``off`` sends no ``thinking`` at all (the provider default), as if it were unset."""
-
-    def __init__(self) -> None:
-        fields_of = wire.reasoning_fields
-
-        def silent_off(effort):  # type: ignore[no-untyped-def]
-            return {} if effort == "off" else fields_of(effort)
-
-        wire.reasoning_fields = silent_off
+    return {} if effort == "off" else fields_of(effort)
 
 
-class ZeroTemperatureDropped(Driver):
+@replacing(wire, "request_body")
+def ZeroTemperatureDropped(build, request):
     """A temperature of 0 is taken for unset (a truthiness test) and not sent."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def truthy(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            if body.get("temperature") == 0:
-                del body["temperature"]
-            return body
-
-        wire.request_body = truthy
+    body = build(request)
+    if body.get("temperature") == 0:
+        del body["temperature"]
+    return body
 
 
-class EmptyToolListSent(Driver):
+@replacing(wire, "request_body")
+def EmptyToolListSent(build, request):
     """A tool list given empty is sent as ``tools: []``."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-
-        def with_empty(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            if request.get("tools") == []:
-                body = {**body, "tools": []}
-            return body
-
-        wire.request_body = with_empty
+    body = build(request)
+    if request.get("tools") == []:
+        body = {**body, "tools": []}
+    return body
 
 
-class BomKept(Driver):
+@replacing(sse.SSEDecoder, "_text")
+def BomKept(text_of, self, text):
     """A leading BOM is kept, so it becomes part of the first line's field name."""
-
-    def __init__(self) -> None:
-        text_of = sse.SSEDecoder._text
-
-        def keeping(self, text):  # type: ignore[no-untyped-def]
-            self._at_start = False
-            return text_of(self, text)
-
-        sse.SSEDecoder._text = keeping  # type: ignore[method-assign]
+    self._at_start = False
+    return text_of(self, text)
 
 
-class CommentDropsTheEvent(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def CommentDropsTheEvent(field, self, line):
     """A comment line discards the data gathered so far for its event (taken for a reset)."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-
-        def resetting(self, line):  # type: ignore[no-untyped-def]
-            if line.startswith(":"):
-                self._data = None
-                return None
-            return field(self, line)
-
-        sse.SSEDecoder._field = resetting  # type: ignore[method-assign]
+    if line.startswith(":"):
+        self._data = None
+        return None
+    return field(self, line)
 
 
-class LastDataLineWins(Driver):
+@replacing(sse.SSEDecoder, "_field")
+def LastDataLineWins(field, self, line):
     """Each ``data:`` line replaces the event's data instead of joining it with a newline."""
-
-    def __init__(self) -> None:
-        field = sse.SSEDecoder._field
-
-        def replacing(self, line):  # type: ignore[no-untyped-def]
-            if line.startswith("data"):
-                self._data = None
-            return field(self, line)
-
-        sse.SSEDecoder._field = replacing  # type: ignore[method-assign]
+    if line.startswith("data"):
+        self._data = None
+    return field(self, line)
 
 
-class RateLimitUnmapped(Driver):
+@replacing(failures, "error_code")
+def RateLimitUnmapped(code_of, status, detail):
     """A 429 without quota wording falls through to ``HTTP_429`` (no RATE_LIMIT rule)."""
-
-    def __init__(self) -> None:
-        code_of = failures.error_code
-
-        def unmapped(status, detail):  # type: ignore[no-untyped-def]
-            code = code_of(status, detail)
-            return "HTTP_429" if code == "RATE_LIMIT" else code
-
-        failures.error_code = unmapped
+    code = code_of(status, detail)
+    return "HTTP_429" if code == "RATE_LIMIT" else code
 
 
-class RetryAfterSecondsAsMilliseconds(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterSecondsAsMilliseconds(delay_of, value, *, now_ms):
     """A ``Retry-After`` in seconds is taken as milliseconds (not multiplied by 1000)."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def unscaled(value, *, now_ms):  # type: ignore[no-untyped-def]
-            delay = delay_of(value, now_ms=now_ms)
-            if delay is not None and value is not None and value.strip().isdigit():
-                return delay / 1000
-            return delay
-
-        failures.retry_after_ms = unscaled
+    delay = delay_of(value, now_ms=now_ms)
+    if delay is not None and value is not None and value.strip().isdigit():
+        return delay / 1000
+    return delay
 
 
-class RetryAfterDatesIgnored(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterDatesIgnored(delay_of, value, *, now_ms):
     """Only a ``Retry-After`` in seconds is read; an HTTP date is ignored."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def seconds_only(value, *, now_ms):  # type: ignore[no-untyped-def]
-            if value is None or not value.strip().isascii() or not value.strip().isdigit():
-                return None
-            return delay_of(value, now_ms=now_ms)
-
-        failures.retry_after_ms = seconds_only
+    if value is None or not value.strip().isascii() or not value.strip().isdigit():
+        return None
+    return delay_of(value, now_ms=now_ms)
 
 
 class RetryAfterNameCaseSensitive(Driver):
@@ -3291,20 +2720,14 @@ class SnapshotLoggedNotSent(_WrongLoop):
             return await super().build_request(turn, step, assembly, system, model_input, signal)
 
 
-class RetryAfterDateInWholeSeconds(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterDateInWholeSeconds(delay_of, value, *, now_ms):
     """The time to an HTTP-date Retry-After is counted in whole seconds (rounded down), so a date
     less than a second ahead of the clock is not in the future."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def whole_seconds(value, *, now_ms):  # type: ignore[no-untyped-def]
-            if value is None or failures._SECONDS.fullmatch(value.strip()):
-                return delay_of(value, now_ms=now_ms)
-            delay = delay_of(value, now_ms=now_ms)
-            return None if delay is None or delay < 1000 else delay // 1000 * 1000
-
-        failures.retry_after_ms = whole_seconds
+    if value is None or failures._SECONDS.fullmatch(value.strip()):
+        return delay_of(value, now_ms=now_ms)
+    delay = delay_of(value, now_ms=now_ms)
+    return None if delay is None or delay < 1000 else delay // 1000 * 1000
 
 
 class SurrogatePairsLeftToTheEncoder(Driver):
@@ -4106,118 +3529,70 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
 # -- the DeepSeek stream's shape, what the mutants of reference.deepseek showed missing ----------
 
 
-class FalsyChoicesAbsent(Driver):
+@replacing(translate, "_list")
+def FalsyChoicesAbsent(checked, value, where, data):
     """A chunk's `choices` is read as `choices or []`: an empty object, `0`, `""` or `false`
     passes as no choices instead of `MALFORMED_RESPONSE`."""
-
-    def __init__(self) -> None:
-        checked = translate._list
-
-        def lenient(value, where, data):  # type: ignore[no-untyped-def]
-            return [] if where == "choices" and not value else checked(value, where, data)
-
-        translate._list = lenient
+    return [] if where == "choices" and not value else checked(value, where, data)
 
 
-class ScalarChoicesSkipped(Driver):
+@replacing(translate, "_object")
+def ScalarChoicesSkipped(checked, value, where, data):
     """A number or a string in `choices` is skipped as a choice with nothing in it."""
-
-    def __init__(self) -> None:
-        checked = translate._object
-
-        def lenient(value, where, data):  # type: ignore[no-untyped-def]
-            scalar = isinstance(value, int | float | str)
-            return {} if where == "choices[]" and scalar else checked(value, where, data)
-
-        translate._object = lenient
+    scalar = isinstance(value, int | float | str)
+    return {} if where == "choices[]" and scalar else checked(value, where, data)
 
 
-class ScalarDeltaIgnored(Driver):
+@replacing(translate, "_object")
+def ScalarDeltaIgnored(checked, value, where, data):
     """A `delta` that is not an object (a number, a string, a list) is read as a null delta."""
-
-    def __init__(self) -> None:
-        checked = translate._object
-
-        def lenient(value, where, data):  # type: ignore[no-untyped-def]
-            ignored = where == "choices[].delta" and not isinstance(value, dict)
-            return None if ignored else checked(value, where, data)
-
-        translate._object = lenient
+    ignored = where == "choices[].delta" and not isinstance(value, dict)
+    return None if ignored else checked(value, where, data)
 
 
-class ScalarToolCallsIgnored(Driver):
+@replacing(translate, "_list")
+def ScalarToolCallsIgnored(checked, value, where, data):
     """A `tool_calls` that is not a list (a number) is read as no tool calls."""
-
-    def __init__(self) -> None:
-        checked = translate._list
-
-        def lenient(value, where, data):  # type: ignore[no-untyped-def]
-            ignored = where == "delta.tool_calls" and not isinstance(value, list)
-            return [] if ignored else checked(value, where, data)
-
-        translate._list = lenient
+    ignored = where == "delta.tool_calls" and not isinstance(value, list)
+    return [] if ignored else checked(value, where, data)
 
 
-class ToolCallIndexDefaultsToZero(Driver):
+@replacing(translate.StreamTranslator, "_append_call")
+def ToolCallIndexDefaultsToZero(append, self, out, call, data):
     """A tool call without an integer `index` (none, a string, a boolean, a fraction) is read as
     index 0, the upstream's `index ?? 0`."""
-
-    def __init__(self) -> None:
-        append = translate.StreamTranslator._append_call
-
-        def defaulted(self, out, call, data):  # type: ignore[no-untyped-def]
-            index = call.get("index") if isinstance(call, dict) else 0
-            if isinstance(call, dict) and (type(index) is not int):
-                call = {**call, "index": 0}
-            return append(self, out, call, data)
-
-        translate.StreamTranslator._append_call = defaulted  # type: ignore[method-assign]
+    index = call.get("index") if isinstance(call, dict) else 0
+    if isinstance(call, dict) and (type(index) is not int):
+        call = {**call, "index": 0}
+    return append(self, out, call, data)
 
 
-class NonStringFinishReasonIgnored(Driver):
+@replacing(translate, "_parse")
+def NonStringFinishReasonIgnored(parse, data):
     """A `finish_reason` that is not a string (a number, a boolean, an object) is read as null."""
-
-    def __init__(self) -> None:
-        parse = translate._parse
-
-        def lenient(data):  # type: ignore[no-untyped-def]
-            chunk = parse(data)
-            for choice in chunk.get("choices") or []:
-                reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-                if reason is not None and not isinstance(reason, str):
-                    choice["finish_reason"] = None
-            return chunk
-
-        translate._parse = lenient
+    chunk = parse(data)
+    for choice in chunk.get("choices") or []:
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        if reason is not None and not isinstance(reason, str):
+            choice["finish_reason"] = None
+    return chunk
 
 
-class BooleanCountsAreNumbers(Driver):
+@replacing(translate, "_count")
+def BooleanCountsAreNumbers(count, container, key):
     """A usage count `true` is read as 1, as a loose number check (`typeof` aside) does."""
-
-    def __init__(self) -> None:
-        count = translate._count
-
-        def loose(container, key):  # type: ignore[no-untyped-def]
-            value = container.get(key) if isinstance(container, dict) else None
-            return int(value) if isinstance(value, bool) else count(container, key)
-
-        translate._count = loose
+    value = container.get(key) if isinstance(container, dict) else None
+    return int(value) if isinstance(value, bool) else count(container, key)
 
 
-class IntegralFloatCountsRejected(Driver):
+@replacing(translate, "_count")
+def IntegralFloatCountsRejected(count, container, key):
     """A usage count written with a fraction part (`10.0`) is `MALFORMED_RESPONSE`: the count is
     checked as an integer of the JSON text, not by value."""
-
-    def __init__(self) -> None:
-        count = translate._count
-
-        def textual(container, key):  # type: ignore[no-untyped-def]
-            value = container.get(key) if isinstance(container, dict) else None
-            if isinstance(value, float):
-                raise ValueError(f"{key} is not an integer: {value!r}")
-            return count(container, key)
-
-        translate._count = textual
+    value = container.get(key) if isinstance(container, dict) else None
+    if isinstance(value, float):
+        raise ValueError(f"{key} is not an integer: {value!r}")
+    return count(container, key)
 
 
 class NonJsonConstantsAccepted(Driver):
@@ -4228,48 +3603,30 @@ class NonJsonConstantsAccepted(Driver):
         translate._reject_constant = float
 
 
-class ToolCallDeltaNameNull(Driver):
+@replacing(translate.StreamTranslator, "_append_call")
+def ToolCallDeltaNameNull(append, self, out, call, data):
     """A `tool-call-delta` carries `name: null` until the name arrives, instead of no `name`."""
-
-    def __init__(self) -> None:
-        append = translate.StreamTranslator._append_call
-
-        def with_null(self, out, call, data):  # type: ignore[no-untyped-def]
-            append(self, out, call, data)
-            out[-1].setdefault("name", None)
-
-        translate.StreamTranslator._append_call = with_null  # type: ignore[method-assign]
+    append(self, out, call, data)
+    out[-1].setdefault("name", None)
 
 
-class EmptyResponseDetailNotMessage(Driver):
+@replacing(translate.StreamTranslator, "_final")
+def EmptyResponseDetailNotMessage(final, self):
     """The `EMPTY_RESPONSE` failure carries its text as `detail`, not `message`."""
-
-    def __init__(self) -> None:
-        final = translate.StreamTranslator._final
-
-        def renamed(self):  # type: ignore[no-untyped-def]
-            chunks = final(self)
-            failure = chunks[-1]["reason"].get("failure", {})
-            if failure.get("code") == "EMPTY_RESPONSE":
-                failure["detail"] = failure.pop("message")
-            return chunks
-
-        translate.StreamTranslator._final = renamed  # type: ignore[method-assign]
+    chunks = final(self)
+    failure = chunks[-1]["reason"].get("failure", {})
+    if failure.get("code") == "EMPTY_RESPONSE":
+        failure["detail"] = failure.pop("message")
+    return chunks
 
 
-class NonUtf8ErrorBodyIsTransport(Driver):
+@replacing(client, "http_failure")
+def NonUtf8ErrorBodyIsTransport(mapped, status, text, headers, *, now_ms):
     """An error response whose body is not UTF-8 is reported as `TRANSPORT` (the body decoded
     strictly, the decoding error taken for a broken connection)."""
-
-    def __init__(self) -> None:
-        mapped = client.http_failure
-
-        def strict(status, text, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            if "\ufffd" in text:
-                raise LlmError("TRANSPORT", "the error body is not UTF-8")
-            return mapped(status, text, headers, now_ms=now_ms)
-
-        client.http_failure = strict
+    if "\ufffd" in text:
+        raise LlmError("TRANSPORT", "the error body is not UTF-8")
+    return mapped(status, text, headers, now_ms=now_ms)
 
 
 class ClockInSeconds(Driver):
@@ -4287,40 +3644,28 @@ class ClockInSeconds(Driver):
         client.time = Clock  # type: ignore[assignment]
 
 
-class RetryAfterDateInLocalTime(Driver):
+@replacing(failures, "retry_after_ms")
+def RetryAfterDateInLocalTime(delay_of, value, *, now_ms):
     """An HTTP-date `Retry-After` is read in the machine's local time zone (`time.mktime` where
     `calendar.timegm` is meant), not as GMT. On a machine whose zone is UTC it reads every date
     right: only the zone the suite runs implementations in (PROTOCOL.md, "The harness's
     environment") shows it."""
-
-    def __init__(self) -> None:
-        delay_of = failures.retry_after_ms
-
-        def local(value, *, now_ms):  # type: ignore[no-untyped-def]
-            fields = None if value is None else parsedate(value.strip())
-            if fields is None or failures._SECONDS.fullmatch(value.strip()):
-                return delay_of(value, now_ms=now_ms)
-            delay = int(time.mktime(fields) * 1000) - now_ms
-            return delay if delay > 0 else None
-
-        failures.retry_after_ms = local
+    fields = None if value is None else parsedate(value.strip())
+    if fields is None or failures._SECONDS.fullmatch(value.strip()):
+        return delay_of(value, now_ms=now_ms)
+    delay = int(time.mktime(fields) * 1000) - now_ms
+    return delay if delay > 0 else None
 
 
-class ToolCallFunctionNotAnObjectSkipped(Driver):
+@replacing(translate.StreamTranslator, "_append_call")
+def ToolCallFunctionNotAnObjectSkipped(append, self, out, call, data):
     """A tool call whose ``function`` is not an object (nor null) is skipped whole, so the rest
     of the call (a number as its ``id``) is never checked and the stream goes on instead of
     ending ``MALFORMED_RESPONSE``. (The audit's ``_append_call`` mutant 33 crashed there
     instead, which the same case rejects.)"""
-
-    def __init__(self) -> None:
-        append = translate.StreamTranslator._append_call
-
-        def skipping(self, out, call, data):  # type: ignore[no-untyped-def]
-            function = call.get("function") if isinstance(call, dict) else None
-            if function is None or isinstance(function, dict):
-                append(self, out, call, data)
-
-        translate.StreamTranslator._append_call = skipping  # type: ignore[method-assign]
+    function = call.get("function") if isinstance(call, dict) else None
+    if function is None or isinstance(function, dict):
+        append(self, out, call, data)
 
 
 class BodyReadWholeFirst(Driver):
