@@ -2,7 +2,7 @@
 
 Capability ``deepseek-wire``, after the cases of `conformance.cases.deepseek` (whose builders these
 use). Each case checks one sentence of CONTRACTS.md (quoted in its ``why``), and was first seen
-failing on a wrong adapter of ``tests/gallery/wrong_impls.py`` that breaks that rule alone.
+failing on a wrong adapter of ``tests/gallery/wrong_impls/`` that breaks that rule alone.
 Expectations are worked out by hand from the contract.
 """
 

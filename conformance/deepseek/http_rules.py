@@ -3,7 +3,7 @@ refused before any I/O, what an error response carries, and what a broken body d
 
 Capability ``deepseek-http``, judged as the cases of `conformance.deepseek.deepseek_http` are
 (the chunks observed, and what reached the loopback server). Each case was first seen failing on
-a wrong adapter of ``tests/gallery/wrong_impls.py``; expectations are worked out by hand from
+a wrong adapter of ``tests/gallery/wrong_impls/``; expectations are worked out by hand from
 CONTRACTS.md, quoted in each ``why``.
 """
 
