@@ -34,6 +34,9 @@ READ = {
 }
 WRITE = {"name": "write", "description": "Write a file", "parameters": {"type": "object"}}
 BASE = {"config": CONFIG, "system": "You are terse.", "tools": [READ, WRITE]}
+#: Parameters with an integer-like property name, listed first as JavaScript lists it (no case
+#: depends on the order of such keys, PROTOCOL.md).
+NUMBERED = {"type": "object", "properties": {"0": {"type": "number"}, "path": {"type": "string"}}}
 
 
 def _header(**fields: Json) -> Json:
@@ -254,6 +257,31 @@ CASES: list[Case] = [
                         WRITE,
                     ],
                 },
+                False,
+            ),
+        ],
+    ),
+    _equal(
+        "tool-schemas-compared-as-json-text",
+        EQUALITY + " The JSON is what `JSON.stringify` writes: a number is written by its value "
+        '(`1.0` is `1`), `{}` and `[]` are different texts, and so are `["path"]` and '
+        '`["name"]`.',
+        [
+            (
+                _header(tools=[{**READ, "parameters": {**NUMBERED, "minimum": 1, "enum": [1, 2]}}]),
+                _header(
+                    tools=[{**READ, "parameters": {**NUMBERED, "minimum": 1.0, "enum": [1.0, 2]}}]
+                ),
+                True,
+            ),
+            (
+                _header(tools=[{**WRITE, "parameters": {"type": "object", "default": {}}}]),
+                _header(tools=[{**WRITE, "parameters": {"type": "object", "default": []}}]),
+                False,
+            ),
+            (
+                _header(tools=[{**READ, "parameters": {**NUMBERED, "required": ["path"]}}]),
+                _header(tools=[{**READ, "parameters": {**NUMBERED, "required": ["name"]}}]),
                 False,
             ),
         ],

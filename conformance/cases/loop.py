@@ -668,6 +668,39 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-request-beyond-the-script-fails-script-exhausted",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "PROTOCOL.md, REPLY: a request beyond the script fails with code `SCRIPT_EXHAUSTED` "
+            "(a failure `{message, code}`, the message free text). A failure the default "
+            '`agent/request-error` action (`end`) does not retry ends the turn `{kind: "error", '
+            "error: <failure>}`: an agent with no scripted reply ends its first turn so."
+        ),
+        ops=(
+            lp.agent("a", model=[]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                types=[
+                    *("turn/start", "step/start", "user/message"),
+                    *("request/header", "request/context", "assistant/chunk"),
+                    *("step/end", "turn/end"),
+                ],
+                tail=[
+                    lp.step_end(1, 1),
+                    lp.turn_end(
+                        1,
+                        {
+                            "kind": "error",
+                            "error": {"message": lp.ANY_TEXT, "code": "SCRIPT_EXHAUSTED"},
+                        },
+                    ),
+                ],
+            ),
+        ),
+    ),
+    Case(
         id="loop/cancel-mid-stream-keeps-an-interrupted-message",
         contracts=RETRY,
         requires=LOOP,

@@ -263,6 +263,25 @@ CASES: list[Case] = [
         ),
     ),
     _case(
+        "zero-and-negative-numbers-are-lossless-json",
+        "`session-non-json` refuses NaN, ±Infinity and -0 among the numbers, nothing else: `0.0` "
+        "and negative numbers are lossless JSON, appended and logged as they are.",
+        [
+            s.session_append(
+                "x-plugin/note", {"zero": 0.0, "below": -1.5, "list": [-2, 0.0, -0.25]}
+            ),
+            s.session_log(
+                expect=s.events(
+                    {
+                        "type": "x-plugin/note",
+                        "seq": 0,
+                        "data": {"zero": 0.0, "below": -1.5, "list": [-2, 0.0, -0.25]},
+                    }
+                )
+            ),
+        ],
+    ),
+    _case(
         "other-events-cannot-carry-surface-metadata",
         "`surface-op-forbidden`: any other type carrying `surfaceOp` or `sourceEventSeqs` — core "
         "types and types outside the core vocabulary alike. " + ATOMIC,

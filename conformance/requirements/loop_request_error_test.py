@@ -46,6 +46,7 @@ REQUIREMENTS: Final = (
             "loop/unretried-failure-ends-the-turn-with-error",
             "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
             "loop/an-unscripted-request-error-decision-ends-the-turn",
+            "loop/a-request-beyond-the-script-fails-script-exhausted",
         ),
     ),
     Requirement(

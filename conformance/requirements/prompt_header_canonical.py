@@ -95,7 +95,7 @@ REQUIREMENTS: Final = (
         _SECTION,
         "tool lists of equal length with each pair serializing to the same JSON (key order "
         "included)",
-        cases=("header/equal-tool-lists",),
+        cases=("header/equal-tool-lists", "header/equal-tool-schemas-compared-as-json-text"),
         tests=(
             f"{_EQUALITY}[tool-order]",
             f"{_EQUALITY}[tool-key-order]",

@@ -75,7 +75,10 @@ REQUIREMENTS: Final = (
         "NaN, ±Infinity, -0, non-plain objects, cycles) is refused: session-non-json.",
         _LOG,
         "`session-non-json`: `data` or the surface metadata is not lossless JSON",
-        cases=("session/non-json-data-is-rejected",),
+        cases=(
+            "session/non-json-data-is-rejected",
+            "session/zero-and-negative-numbers-are-lossless-json",
+        ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),
     Requirement(

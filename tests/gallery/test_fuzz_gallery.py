@@ -306,6 +306,12 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
+    "ToolsComparedAsPythonText": "session: `header-equal` of two headers whose tool schemas "
+    "differ only in a number written `1` on one side and `1.0` on the other",
+    "NegativeNumbersAreNonJson": "session: `session-append` of data holding a negative "
+    "non-integral number",
+    "ExhaustedScriptFailsUnknown": "loop: an agent whose turn makes a request beyond its "
+    "scripted replies",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte

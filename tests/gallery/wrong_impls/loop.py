@@ -6,10 +6,11 @@ See the package's docstring for what a wrong implementation is and how the galle
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from reference import header, loop, render, runtime_context, session
+from reference import header, loop, model_adapter, render, runtime_context, session
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly
 from reference.config import PromptConfig
@@ -970,6 +971,26 @@ class SnapshotLoggedNotSent(WrongLoop):
             return await super().build_request(turn, step, assembly, system, model_input, signal)
 
 
+@replacing(header, "_same_tools")
+def ToolsComparedAsPythonText(same, tools_a, tools_b):
+    """Tool schemas compared by Python's ``json.dumps`` texts, not by the text ``JSON.stringify``
+    writes: a schema holding ``1.0`` differs from one holding ``1``."""
+    return json.dumps(tools_a) == json.dumps(tools_b)
+
+
+async def _past_the_end(replies, index):  # type: ignore[no-untyped-def]
+    yield replies[index]
+
+
+@replacing(model_adapter.ScriptedAdapter, "_play")
+def ExhaustedScriptFailsUnknown(play, self, index, signal):
+    """The scripted model reads the n-th reply without checking the script's length: a request
+    beyond it fails with an index error (code `UNKNOWN`), not `SCRIPT_EXHAUSTED`."""
+    if index >= len(self.replies):
+        return _past_the_end(self.replies, index)
+    return play(self, index, signal)
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
@@ -1044,6 +1065,8 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "RejectLogsTheMessage": "PROMPT-STEP-BOUNDARY",
     "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "ToolsComparedAsPythonText": "PROMPT-HEADER-CANONICAL",
+    "ExhaustedScriptFailsUnknown": "LOOP-REQUEST-ERROR-TEST",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1250,5 +1273,9 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_loop_invariant[loop/runtime-context-restored-from-a-seed-is-not-re-proposed]",
         "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
         "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
+    ),
+    "ToolsComparedAsPythonText": ("test_example[header/equal-tool-schemas-compared-as-json-text]",),
+    "ExhaustedScriptFailsUnknown": (
+        "test_example[loop/a-request-beyond-the-script-fails-script-exhausted]",
     ),
 }

@@ -5,6 +5,7 @@ See the package's docstring for what a wrong implementation is and how the galle
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 from reference import header, session
@@ -465,6 +466,22 @@ class SeedCitationsTrusted(_SeedSkipsOneAppendRule):
         SessionLog._check_replacement = trusting  # type: ignore[method-assign]
 
 
+def _negative_float(value: Json) -> bool:
+    if isinstance(value, float):
+        return math.copysign(1.0, value) < 0
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, list) and any(map(_negative_float, value))
+
+
+@replacing(session, "lossless_problem")
+def NegativeNumbersAreNonJson(problem, value):
+    """The -0 test reads the sign bit alone: every negative non-integral number is
+    `session-non-json` too, not only -0."""
+    found = problem(value)
+    return "$ has a negative number" if found is None and _negative_float(value) else found
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "AnswerUsageLoggedAsNull": "ROOT-MODEL",
@@ -499,6 +516,7 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "SeedSurfaceOpOptional": "ROOT-MODEL",
     "SeedLegacyHeaderAccepted": "ROOT-MODEL",
     "SeedCitationsTrusted": "ROOT-MODEL",
+    "NegativeNumbersAreNonJson": "ROOT-MODEL",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -582,4 +600,7 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[session/seed-event-checks-come-before-seq-and-surface]",
     ),
     "SeedCitationsTrusted": ("test_example[session/seeded-replace-must-cite-what-it-shadows]",),
+    "NegativeNumbersAreNonJson": (
+        "test_example[session/zero-and-negative-numbers-are-lossless-json]",
+    ),
 }
