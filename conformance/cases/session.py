@@ -507,6 +507,29 @@ CASES: list[Case] = [
         ],
     ),
     _case(
+        "tool-result-replacement-tells-an-empty-object-from-an-empty-array",
+        "Everything of a `tool/result` replacement but the block's content must deep-equal the "
+        "shadowed event's (`tool-result-replace-invalid`), and an empty object is not an empty "
+        "array: a meta `{tags: {}}` replaced by `{tags: []}` is refused. " + ATOMIC,
+        [
+            s.session_append("tool/call", CALL),
+            s.session_append(
+                "tool/result",
+                s.tool_result("t3", "c1", "contents of a", meta={"tags": {}}),
+                surface_op="append",
+                source_seqs=[0],
+            ),
+            s.session_append(
+                "tool/result",
+                s.tool_result("t3", "c1", "cut", meta={"tags": []}),
+                surface_op=_replace(1, 1),
+                source_seqs=[1],
+                expect=s.error("tool-result-replace-invalid"),
+            ),
+            s.session_surface(expect=s.surface(1)),
+        ],
+    ),
+    _case(
         "failed-append-takes-no-seq",
         "`seq` equals the event's index (contiguous from 0). "
         + ATOMIC

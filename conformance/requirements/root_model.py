@@ -146,6 +146,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/tool-result-replacement-changes-only-the-block-content",
             "session/tool-result-replacement-keeps-is-error",
+            "session/tool-result-replacement-tells-an-empty-object-from-an-empty-array",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),

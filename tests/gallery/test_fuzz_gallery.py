@@ -312,6 +312,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "non-integral number",
     "ExhaustedScriptFailsUnknown": "loop: an agent whose turn makes a request beyond its "
     "scripted replies",
+    "DeepEqualByKeysAlone": "session: a `tool/result` replacement whose data differs from the "
+    "shadowed one's only by an empty array in place of an empty object",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte
