@@ -306,6 +306,13 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
+    "InterruptedMessageDropsReasoning": "loop: a stream that carries reasoning, cancelled "
+    "before its finish",
+    "InterruptedMessageKeepsBlankText": "loop: a stream whose text is only whitespace, cancelled "
+    "before its finish",
+    "InterruptedTextKeepsTheLastDelta": "loop: a text block cut into two or more deltas, "
+    "cancelled before its finish",
+    "SilentStreamFails": "loop: a scripted reply with no chunks and no failure",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte

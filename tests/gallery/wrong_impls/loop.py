@@ -12,6 +12,7 @@ from typing import Any, Final
 from reference import header, loop, render, runtime_context, session
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly
+from reference.blocks import BlockAssembler
 from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
@@ -970,6 +971,41 @@ class SnapshotLoggedNotSent(WrongLoop):
             return await super().build_request(turn, step, assembly, system, model_input, signal)
 
 
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageDropsReasoning(interrupted_blocks, self: BlockAssembler) -> list[Json]:
+    """A cancelled stream's interrupted message keeps its text blocks but not its reasoning
+    blocks (PROMPT-RETRY-BOUNDARY: "only those text and reasoning blocks")."""
+    return [block for block in interrupted_blocks(self) if block.get("type") != "reasoning"]
+
+
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageKeepsBlankText(interrupted_blocks, self: BlockAssembler) -> list[Json]:
+    """A cancelled stream's text and reasoning blocks make an interrupted message even when
+    they carried only whitespace (PROMPT-RETRY-BOUNDARY asks for non-blank text)."""
+    return [
+        dict(block) for block in self._blocks.values() if block["type"] in ("text", "reasoning")
+    ]
+
+
+@replacing(BlockAssembler, "push")
+def InterruptedTextKeepsTheLastDelta(push, self: BlockAssembler, chunk: Json) -> None:
+    """A text delta replaces its block's text instead of extending it: an interrupted message
+    holds only the last delta (a finished one is right, its `block-end` carries the block)."""
+    push(self, chunk)
+    if chunk.get("type") == "text-delta" and chunk.get("index") not in self._closed:
+        self._blocks[chunk["index"]]["text"] = chunk["text"]
+
+
+@replacing(BlockAssembler, "__init__")
+def SilentStreamFails(init, self: BlockAssembler) -> None:
+    """A stream that ends without a `finish` chunk counts as a failed attempt (`STREAM_CLOSED`)
+    instead of one that finished normally, so a stream that yields no chunk ends the turn
+    `error` instead of writing an empty `assistant/message`."""
+    init(self)
+    failure = {"message": "stream ended without a finish", "code": "STREAM_CLOSED"}
+    self.finish = {"kind": "error", "failure": failure}
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
@@ -1044,6 +1080,10 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "RejectLogsTheMessage": "PROMPT-STEP-BOUNDARY",
     "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
+    "InterruptedMessageDropsReasoning": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedMessageKeepsBlankText": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedTextKeepsTheLastDelta": "PROMPT-RETRY-BOUNDARY",
+    "SilentStreamFails": "PROMPT-RETRY-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1250,5 +1290,17 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_loop_invariant[loop/runtime-context-restored-from-a-seed-is-not-re-proposed]",
         "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
         "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
+    ),
+    "InterruptedMessageDropsReasoning": (
+        "test_example[loop/cancel-mid-reasoning-keeps-the-reasoning-block]",
+    ),
+    "InterruptedMessageKeepsBlankText": (
+        "test_example[loop/cancel-after-blank-text-logs-no-message]",
+    ),
+    "InterruptedTextKeepsTheLastDelta": (
+        "test_example[loop/cancel-after-two-deltas-keeps-their-joined-text]",
+    ),
+    "SilentStreamFails": (
+        "test_example[loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message]",
     ),
 }
