@@ -53,6 +53,17 @@ TWO_DELTAS = {
     **lp.partial("hal"),
     "chunks": [*lp.partial("hal")["chunks"], {"type": "text-delta", "index": 0, "text": "lo"}],
 }
+#: A reasoning block that ended, then a text block streamed, then the wait for the abort.
+TWO_BLOCKS = {
+    **lp.partial("hal"),
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "reasoning"},
+        {"type": "reasoning-delta", "index": 0, "text": "hmm"},
+        {"type": "block-end", "index": 0, "block": {"type": "reasoning", "text": "hmm"}},
+        {"type": "block-start", "index": 1, "blockType": "text"},
+        {"type": "text-delta", "index": 1, "text": "hal"},
+    ],
+}
 #: A text answer whose stream ends with `max-tokens`.
 CUT_TEXT = {"chunks": [*HELLO["chunks"][:-1], {"type": "finish", "reason": {"kind": "max-tokens"}}]}
 #: A tool call whose stream ends with `max-tokens`.
@@ -1114,6 +1125,40 @@ CASES = [
                     lp.assistant(1, 1, [], "#2", []),  # 5
                     lp.step_end(1, 1),  # 6
                     lp.turn_end(1),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-after-two-blocks-keeps-both",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, [...] an `assistant/message {turn, "
+            "step, message, interrupted: true}` holding only those text and reasoning blocks is "
+            "appended: a reasoning block that ended and the text block streamed after it are "
+            "both held, in the order they streamed."
+        ),
+        ops=(
+            lp.agent("a", model=[TWO_BLOCKS]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, TWO_BLOCKS),  # 5-9
+                    lp.assistant(
+                        1,
+                        1,
+                        [{"type": "reasoning", "text": "hmm"}, lp.text_block("hal")],
+                        "#2",
+                        range(5, 10),
+                        interrupted=True,
+                    ),  # 10
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 12
                 ],
                 requests=[{"dispatchSeq": 5}],
             ),

@@ -49,6 +49,7 @@ REQUIREMENTS: Final = (
             "loop/cancel-mid-reasoning-keeps-the-reasoning-block",
             "loop/cancel-after-blank-text-logs-no-message",
             "loop/cancel-after-two-deltas-keeps-their-joined-text",
+            "loop/cancel-after-two-blocks-keeps-both",
         ),
     ),
     Requirement(

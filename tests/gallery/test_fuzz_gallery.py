@@ -313,6 +313,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "InterruptedTextKeepsTheLastDelta": "loop: a text block cut into two or more deltas, "
     "cancelled before its finish",
     "SilentStreamFails": "loop: a scripted reply with no chunks and no failure",
+    "InterruptedMessageKeepsOnlyTheFirstBlock": "loop: a stream with two text or reasoning "
+    "blocks, cancelled before its finish",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte

@@ -1006,6 +1006,15 @@ def SilentStreamFails(init, self: BlockAssembler) -> None:
     self.finish = {"kind": "error", "failure": failure}
 
 
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageKeepsOnlyTheFirstBlock(
+    interrupted_blocks, self: BlockAssembler
+) -> list[Json]:
+    """A cancelled stream's interrupted message holds only its first non-blank text or
+    reasoning block, not all of them (PROMPT-RETRY-BOUNDARY)."""
+    return interrupted_blocks(self)[:1]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
@@ -1084,6 +1093,7 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "InterruptedMessageKeepsBlankText": "PROMPT-RETRY-BOUNDARY",
     "InterruptedTextKeepsTheLastDelta": "PROMPT-RETRY-BOUNDARY",
     "SilentStreamFails": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedMessageKeepsOnlyTheFirstBlock": "PROMPT-RETRY-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1302,5 +1312,8 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "SilentStreamFails": (
         "test_example[loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message]",
+    ),
+    "InterruptedMessageKeepsOnlyTheFirstBlock": (
+        "test_example[loop/cancel-after-two-blocks-keeps-both]",
     ),
 }
