@@ -40,6 +40,30 @@ HALF_CALL = {
     ],
     "waitFor": {"abort": True},
 }
+#: A reasoning block streamed, then the wait for the abort (PROMPT-RETRY-BOUNDARY's cancel).
+HALF_REASONING = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "reasoning"},
+        {"type": "reasoning-delta", "index": 0, "text": "hmm"},
+    ],
+    "waitFor": {"abort": True},
+}
+#: One text block cut into two deltas, then the wait for the abort.
+TWO_DELTAS = {
+    **lp.partial("hal"),
+    "chunks": [*lp.partial("hal")["chunks"], {"type": "text-delta", "index": 0, "text": "lo"}],
+}
+#: A reasoning block that ended, then a text block streamed, then the wait for the abort.
+TWO_BLOCKS = {
+    **lp.partial("hal"),
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "reasoning"},
+        {"type": "reasoning-delta", "index": 0, "text": "hmm"},
+        {"type": "block-end", "index": 0, "block": {"type": "reasoning", "text": "hmm"}},
+        {"type": "block-start", "index": 1, "blockType": "text"},
+        {"type": "text-delta", "index": 1, "text": "hal"},
+    ],
+}
 #: A text answer whose stream ends with `max-tokens`.
 CUT_TEXT = {"chunks": [*HELLO["chunks"][:-1], {"type": "finish", "reason": {"kind": "max-tokens"}}]}
 #: A tool call whose stream ends with `max-tokens`.
@@ -1029,6 +1053,145 @@ CASES = [
                     *lp.attempt(1, 1, HALF_CALL),  # 5-6
                     lp.step_end(1, 1),  # 7
                     lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-mid-reasoning-keeps-the-reasoning-block",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs [...] and if any of them carried "
+            "non-blank text or reasoning, an `assistant/message {turn, step, message, "
+            "interrupted: true}` holding only those text and reasoning blocks is appended: a "
+            "stream that carried only reasoning leaves that reasoning block."
+        ),
+        ops=(
+            lp.agent("a", model=[HALF_REASONING]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, HALF_REASONING),  # 5-6
+                    lp.assistant(
+                        1, 1, [{"type": "reasoning", "text": "hmm"}], "#2", [5, 6], interrupted=True
+                    ),  # 7
+                    lp.step_end(1, 1),  # 8
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 9
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-after-blank-text-logs-no-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, the chunks received so far stay "
+            "logged, and if any of them carried non-blank text or reasoning, an interrupted "
+            "`assistant/message` is appended: a stream that carried only whitespace text "
+            "leaves its chunks and no message."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.partial(" \n ")]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.partial(" \n ")),  # 5-6
+                    lp.step_end(1, 1),  # 7
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-after-two-deltas-keeps-their-joined-text",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, [...] an `assistant/message {turn, "
+            "step, message, interrupted: true}` holding only those text and reasoning blocks is "
+            "appended: the text block holds all the text its deltas carried, `hal` then `lo`."
+        ),
+        ops=(
+            lp.agent("a", model=[TWO_DELTAS]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, TWO_DELTAS),  # 5-7
+                    lp.assistant(1, 1, [lp.text_block("hallo")], "#2", [5, 6, 7], interrupted=True),
+                    lp.step_end(1, 1),  # 9
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 10
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A stream that yields no chunk and ends normally appears only as an "
+            "`assistant/message` with `sourceEventSeqs: []`; the successful attempt's message "
+            "cites its chunk seqs (`[]` when the stream yielded none)."
+        ),
+        ops=(
+            lp.agent("a", model=[{"chunks": []}]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    lp.assistant(1, 1, [], "#2", []),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1),  # 7
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/cancel-after-two-blocks-keeps-both",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "If the turn is cancelled while a stream runs, [...] an `assistant/message {turn, "
+            "step, message, interrupted: true}` holding only those text and reasoning blocks is "
+            "appended: a reasoning block that ended and the text block streamed after it are "
+            "both held, in the order they streamed."
+        ),
+        ops=(
+            lp.agent("a", model=[TWO_BLOCKS]),
+            lp.followup("a", "hi"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, TWO_BLOCKS),  # 5-9
+                    lp.assistant(
+                        1,
+                        1,
+                        [{"type": "reasoning", "text": "hmm"}, lp.text_block("hal")],
+                        "#2",
+                        range(5, 10),
+                        interrupted=True,
+                    ),  # 10
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 12
                 ],
                 requests=[{"dispatchSeq": 5}],
             ),

@@ -30,6 +30,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/retry-after-partial-stream-cites-only-its-own-chunks",
             "loop/retry-keeps-turn-and-step-and-the-rendered-system",
+            "loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message",
         ),
     ),
     Requirement(
@@ -45,6 +46,10 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/cancel-mid-stream-keeps-an-interrupted-message",
             "loop/cancel-mid-tool-call-logs-no-tool-call-and-no-message",
+            "loop/cancel-mid-reasoning-keeps-the-reasoning-block",
+            "loop/cancel-after-blank-text-logs-no-message",
+            "loop/cancel-after-two-deltas-keeps-their-joined-text",
+            "loop/cancel-after-two-blocks-keeps-both",
         ),
     ),
     Requirement(

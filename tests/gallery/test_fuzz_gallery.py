@@ -314,6 +314,15 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "scripted replies",
     "DeepEqualByKeysAlone": "session: a `tool/result` replacement whose data differs from the "
     "shadowed one's only by an empty array in place of an empty object",
+    "InterruptedMessageDropsReasoning": "loop: a stream that carries reasoning, cancelled "
+    "before its finish",
+    "InterruptedMessageKeepsBlankText": "loop: a stream whose text is only whitespace, cancelled "
+    "before its finish",
+    "InterruptedTextKeepsTheLastDelta": "loop: a text block cut into two or more deltas, "
+    "cancelled before its finish",
+    "SilentStreamFails": "loop: a scripted reply with no chunks and no failure",
+    "InterruptedMessageKeepsOnlyTheFirstBlock": "loop: a stream with two text or reasoning "
+    "blocks, cancelled before its finish",
 }
 #: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
 #: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte

@@ -13,6 +13,7 @@ from typing import Any, Final
 from reference import header, loop, model_adapter, render, runtime_context, session
 from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly
+from reference.blocks import BlockAssembler
 from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
@@ -991,6 +992,50 @@ def ExhaustedScriptFailsUnknown(play, self, index, signal):
     return play(self, index, signal)
 
 
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageDropsReasoning(interrupted_blocks, self: BlockAssembler) -> list[Json]:
+    """A cancelled stream's interrupted message keeps its text blocks but not its reasoning
+    blocks (PROMPT-RETRY-BOUNDARY: "only those text and reasoning blocks")."""
+    return [block for block in interrupted_blocks(self) if block.get("type") != "reasoning"]
+
+
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageKeepsBlankText(interrupted_blocks, self: BlockAssembler) -> list[Json]:
+    """A cancelled stream's text and reasoning blocks make an interrupted message even when
+    they carried only whitespace (PROMPT-RETRY-BOUNDARY asks for non-blank text)."""
+    return [
+        dict(block) for block in self._blocks.values() if block["type"] in ("text", "reasoning")
+    ]
+
+
+@replacing(BlockAssembler, "push")
+def InterruptedTextKeepsTheLastDelta(push, self: BlockAssembler, chunk: Json) -> None:
+    """A text delta replaces its block's text instead of extending it: an interrupted message
+    holds only the last delta (a finished one is right, its `block-end` carries the block)."""
+    push(self, chunk)
+    if chunk.get("type") == "text-delta" and chunk.get("index") not in self._closed:
+        self._blocks[chunk["index"]]["text"] = chunk["text"]
+
+
+@replacing(BlockAssembler, "__init__")
+def SilentStreamFails(init, self: BlockAssembler) -> None:
+    """A stream that ends without a `finish` chunk counts as a failed attempt (`STREAM_CLOSED`)
+    instead of one that finished normally, so a stream that yields no chunk ends the turn
+    `error` instead of writing an empty `assistant/message`."""
+    init(self)
+    failure = {"message": "stream ended without a finish", "code": "STREAM_CLOSED"}
+    self.finish = {"kind": "error", "failure": failure}
+
+
+@replacing(BlockAssembler, "interrupted_blocks")
+def InterruptedMessageKeepsOnlyTheFirstBlock(
+    interrupted_blocks, self: BlockAssembler
+) -> list[Json]:
+    """A cancelled stream's interrupted message holds only its first non-blank text or
+    reasoning block, not all of them (PROMPT-RETRY-BOUNDARY)."""
+    return interrupted_blocks(self)[:1]
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
@@ -1067,6 +1112,11 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
     "ToolsComparedAsPythonText": "PROMPT-HEADER-CANONICAL",
     "ExhaustedScriptFailsUnknown": "LOOP-REQUEST-ERROR-TEST",
+    "InterruptedMessageDropsReasoning": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedMessageKeepsBlankText": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedTextKeepsTheLastDelta": "PROMPT-RETRY-BOUNDARY",
+    "SilentStreamFails": "PROMPT-RETRY-BOUNDARY",
+    "InterruptedMessageKeepsOnlyTheFirstBlock": "PROMPT-RETRY-BOUNDARY",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1278,5 +1328,20 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     "ToolsComparedAsPythonText": ("test_example[header/equal-tool-schemas-compared-as-json-text]",),
     "ExhaustedScriptFailsUnknown": (
         "test_example[loop/a-request-beyond-the-script-fails-script-exhausted]",
+    ),
+    "InterruptedMessageDropsReasoning": (
+        "test_example[loop/cancel-mid-reasoning-keeps-the-reasoning-block]",
+    ),
+    "InterruptedMessageKeepsBlankText": (
+        "test_example[loop/cancel-after-blank-text-logs-no-message]",
+    ),
+    "InterruptedTextKeepsTheLastDelta": (
+        "test_example[loop/cancel-after-two-deltas-keeps-their-joined-text]",
+    ),
+    "SilentStreamFails": (
+        "test_example[loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message]",
+    ),
+    "InterruptedMessageKeepsOnlyTheFirstBlock": (
+        "test_example[loop/cancel-after-two-blocks-keeps-both]",
     ),
 }
