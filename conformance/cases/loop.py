@@ -53,13 +53,13 @@ TWO_DELTAS = {
     **lp.partial("hal"),
     "chunks": [*lp.partial("hal")["chunks"], {"type": "text-delta", "index": 0, "text": "lo"}],
 }
-#: A reasoning block that ended, then a text block streamed, then the wait for the abort.
+#: A text block that ended, then a second text block streamed, then the wait for the abort.
 TWO_BLOCKS = {
     **lp.partial("hal"),
     "chunks": [
-        {"type": "block-start", "index": 0, "blockType": "reasoning"},
-        {"type": "reasoning-delta", "index": 0, "text": "hmm"},
-        {"type": "block-end", "index": 0, "block": {"type": "reasoning", "text": "hmm"}},
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "text-delta", "index": 0, "text": "hmm"},
+        {"type": "block-end", "index": 0, "block": {"type": "text", "text": "hmm"}},
         {"type": "block-start", "index": 1, "blockType": "text"},
         {"type": "text-delta", "index": 1, "text": "hal"},
     ],
@@ -1170,8 +1170,9 @@ CASES = [
         why=(
             "If the turn is cancelled while a stream runs, [...] an `assistant/message {turn, "
             "step, message, interrupted: true}` holding only those text and reasoning blocks is "
-            "appended: a reasoning block that ended and the text block streamed after it are "
-            "both held, in the order they streamed."
+            "appended: a text block that ended and the text block streamed after it are both "
+            "held, in the order they streamed (two text blocks, so that no rule about reasoning "
+            "blocks is a second reason to fail)."
         ),
         ops=(
             lp.agent("a", model=[TWO_BLOCKS]),
@@ -1185,7 +1186,7 @@ CASES = [
                     lp.assistant(
                         1,
                         1,
-                        [{"type": "reasoning", "text": "hmm"}, lp.text_block("hal")],
+                        [lp.text_block("hmm"), lp.text_block("hal")],
                         "#2",
                         range(5, 10),
                         interrupted=True,
