@@ -11,9 +11,12 @@ Hypothesis to a minimal op sequence; its examples are kept in a database of the 
 A run is a series of Hypothesis batches seeded ``seed``, ``seed + 1``, …, until the budget is
 spent: a fixed seed makes a run reproducible (with the database switched off, or empty).
 Shrinking gets a budget of its own, a number of scenarios (``shrink_examples``) and, for a user
-with a slow implementation, seconds (``shrink_budget``); once it is spent, scenarios not yet run
-count as passing, so the shrinker settles at once on the smallest divergence it has. Only the
-count makes the shrunk scenario the same on any machine: the seconds depend on its speed.
+with a slow implementation, seconds (``shrink_budget``); once it is spent, shrinking stops at the
+next scenario not yet judged, and the result is the smallest divergence judged so far (fewest
+ops, then the shortest JSON text). Hypothesis's shrinker, left to settle, would go on trying
+thousands of candidates that can no longer be judged, each drawn again at a cost of its own
+(most of the fuzz gallery's time went there). Only the count makes the shrunk scenario the same
+on any machine: the seconds depend on its speed.
 """
 
 from __future__ import annotations
@@ -86,6 +89,16 @@ class _Diverged(Exception):
         self.divergence = divergence
 
 
+class _ShrinkingSpent(BaseException):
+    """The shrinking budget is spent. Not an `Exception`, so that Hypothesis does not take it
+    for a failure of the scenario and lets it out of the shrinker at once."""
+
+
+def _size(divergence: Divergence) -> tuple[int, int]:
+    """How small a divergence's scenario is: its ops, then its length as JSON text."""
+    return len(divergence.ops), len(dumps(divergence.ops))
+
+
 def default_database() -> Path:
     """``$XDG_CACHE_HOME/dsh-conformance/fuzz`` (``~/.cache/...``): the suite's own place,
     never the directory the command is run from."""
@@ -150,9 +163,11 @@ def fuzz(
     the same on any machine)."""
     run = Run(families=families)
     verdicts: dict[str, Divergence | None] = {}
+    smallest: Divergence | None = None  # judged so far: the result if shrinking is cut short
     start = time.monotonic()
 
     def check(scenario: tuple[str, list[Json]]) -> None:
+        nonlocal smallest
         family, ops = scenario
         key = dumps(ops)
         elapsed = time.monotonic() - start
@@ -163,7 +178,7 @@ def fuzz(
         elif run.first_seconds is not None and (
             elapsed > run.first_seconds + shrink_budget or run.shrink_examples >= shrink_examples
         ):
-            return  # the shrinking budget is spent: what has not run counts as passing
+            raise _ShrinkingSpent
         else:
             run.examples += 1
             if run.first_seconds is not None:
@@ -178,6 +193,8 @@ def fuzz(
             if run.first is None:
                 run.first, run.first_seconds = verdict, time.monotonic() - start
                 run.first_examples = run.examples
+            if smallest is None or _size(verdict) < _size(smallest):
+                smallest = verdict
             raise _Diverged(verdict)
 
     batch = 0
@@ -200,6 +217,9 @@ def fuzz(
             test()
         except _Diverged as diverged:
             run.shrunk = diverged.divergence
+            break
+        except _ShrinkingSpent:
+            run.shrunk = smallest
             break
         batch += 1
     run.seconds = time.monotonic() - start
