@@ -52,7 +52,8 @@ def figures(driver: str) -> tuple[str, float | None, int | None]:
         for side in (impl, reference):
             side.check_schema = True
         same = WRONG_IMPLEMENTATIONS[driver] in case.contracts
-        replay = bool(_problems(impl, case)) and not _problems(reference, case)
+        family = FAMILY[driver]
+        replay = bool(_problems(impl, case, family)) and not _problems(reference, case, family)
         line = (
             f"{driver:<42} {FAMILY[driver]:<8} found after {run.first_examples:>3} scenarios, "
             f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops "

@@ -7,21 +7,15 @@ import pytest
 from .cases.deepseek import WIRE
 from .deepseek.deepseek_http import HttpCase
 from .deepseek.http_rules import ALL_HTTP_CASES
-from .deepseek.loopback import LoopbackServer
+from .deepseek.loopback import LoopbackServer, allow_loopback_sockets
 from .harness.transport import Implementation
 from .run.execute import ConformanceFailure, check, require_capabilities
 
 
 @pytest.fixture
 def loopback_only() -> None:
-    """The project's own run forbids sockets (pytest-socket); these cases may reach 127.0.0.1,
-    and nothing else. Without pytest-socket (``dsh-conformance``) there is nothing to lift."""
-    try:
-        import pytest_socket
-    except ImportError:
-        return
-    pytest_socket.enable_socket()
-    pytest_socket.socket_allow_hosts(["127.0.0.1"], allow_unix_socket=True)
+    """These cases may reach 127.0.0.1, and nothing else (`allow_loopback_sockets`)."""
+    allow_loopback_sockets()
 
 
 @pytest.mark.parametrize(

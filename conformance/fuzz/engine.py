@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -31,8 +32,10 @@ from typing import Any, Final
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from ..harness.protocol import Outcome
 from ..harness.transport import Implementation
 from ..judge.jsontext import dumps
+from . import http
 from .generate import EXTENDS, FAMILIES, REQUIRES, scenarios
 from .oracles import differences, expectations, self_check
 
@@ -120,6 +123,19 @@ def declared(impl: Implementation, against: Implementation) -> frozenset[str]:
     return impl.handshake().capabilities & against.handshake().capabilities
 
 
+#: The families whose scenarios run inside something of the suite's own: the ``http`` family's
+#: loopback servers, started around each run (`conformance.fuzz.http.run`).
+RUNNERS: Final[dict[str, Callable[[Implementation, str, list[Json]], Outcome]]] = {"http": http.run}
+
+
+def run_scenario(
+    impl: Implementation, family: str, ops: list[Json], case_id: str = "fuzz/generated"
+) -> Outcome:
+    """Run a scenario of ``family`` on ``impl``: through the family's runner when it has one."""
+    runner = RUNNERS.get(family)
+    return runner(impl, case_id, ops) if runner else impl.run(case_id, {"ops": ops})
+
+
 def judge(
     impl: Implementation, against: Implementation, family: str, ops: list[Json]
 ) -> Divergence | None:
@@ -127,11 +143,11 @@ def judge(
     scenario when ``against`` cannot run it."""
     capabilities = declared(impl, against)
     requires = REQUIRES[family] + tuple(c for c in EXTENDS[family] if c in capabilities)
-    reference = against.run("fuzz/generated", {"ops": ops})
+    reference = run_scenario(against, family, ops)
     if reference.kind != "observed":
         reject()
     expected = expectations(ops, reference.observations)
-    own = impl.run("fuzz/generated", {"ops": ops})
+    own = run_scenario(impl, family, ops)
     if own.kind == "skipped":
         reject()
     if own.kind == "errored":

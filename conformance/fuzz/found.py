@@ -45,6 +45,8 @@ _OP_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
     "deepseek-request": ("PROMPT-DEEPSEEK-WIRE",),
     "deepseek-stream": ("PROMPT-DEEPSEEK-WIRE",),
     "deepseek-http-error": ("PROMPT-DEEPSEEK-WIRE",),
+    "deepseek-http": ("PROMPT-DEEPSEEK-WIRE",),
+    "loopback-received": ("PROMPT-DEEPSEEK-WIRE",),
     # 1.2: a refused agent (`agent-config-invalid`), and the request state a build leaves.
     "agent": ("LOOP-REQUEST-BUILD",),
     "request-state": ("LOOP-REQUEST-BUILD",),
@@ -109,6 +111,7 @@ REQUIRES_CONTRACTS: Final[dict[str, tuple[str, ...]]] = {
     "session": ("ROOT-MODEL",),
     "loop": ("ROOT-MODEL",),
     "wire": ("PROMPT-DEEPSEEK-WIRE",),
+    "http": ("PROMPT-DEEPSEEK-WIRE",),
 }
 
 
@@ -214,13 +217,24 @@ def as_case(divergence: Divergence, *, impl: str, against: str, seed: int) -> Ca
     )
 
 
+#: An ``http`` case runs inside loopback servers: it becomes an `HttpCase`, not a `Case`.
+_HTTP_NOTE: Final = (
+    "\nOver HTTP (`deepseek-http`): each op's `response` and the `loopback-received` op after it\n"
+    "become an `Exchange` of an `HttpCase` in conformance/deepseek/http_rules.py (the response a\n"
+    "`Scripted`, the `loopback-received` expectation its `sent`)."
+)
+
+
 def python_source(case: Case) -> str:
-    """The case as Python, in the form of the modules of `conformance.cases`."""
+    """The case as Python, in the form of the modules of `conformance.cases` (for an ``http``
+    case, what to make of it as a `deepseek-http` case)."""
+    http = "deepseek-http" in case.requires
     ops = pprint.pformat(list(case.ops), indent=1, width=100, sort_dicts=False)
     return (
         '"""A draft case written by `dsh-conformance fuzz`: move it into the `CASES` list of\n'
         "the module of conformance/cases/ for its contract once every expectation is worked out\n"
-        'by hand from CONTRACTS.md (see the README, "Generated scenarios")."""\n\n'
+        'by hand from CONTRACTS.md (see the README, "Generated scenarios").'
+        f'{_HTTP_NOTE if http else ""}"""\n\n'
         "from conformance.judge.case import Case\n\n"
         "CASE = Case(\n"
         f"    id={case.id!r},\n"

@@ -28,6 +28,8 @@ drawn only when both implementations declare their capability (`EXTENDS`):
 
 - ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
   (`conformance.fuzz.wire`).
+- ``http``: ``deepseek-http`` exchanges with the suite's loopback server, the raw responses it
+  plays back and what reaches it (`conformance.fuzz.http`).
 
 Scenarios are drawn step by step by a builder that knows the names it created, so every op refers
 to something that exists and a shrunk scenario stays well-formed: deleting a step deletes what
@@ -48,6 +50,7 @@ from hypothesis import strategies as st
 
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
+from .http import http_steps
 from .wire import wire_steps
 
 Json = Any
@@ -123,6 +126,42 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         "PROMPT-DEEPSEEK-WIRE's LLM_FAILURE, as PROTOCOL.md restates it: \"Codes are compared; "
         "messages never are\" (a `NO_ADAPTER` failure's message is the implementation's own).",
     ),
+    (
+        "over HTTP (`http`), a Retry-After date in the future",
+        'PROMPT-DEEPSEEK-WIRE keeps an HTTP-date "only when it lies in the future", measured '
+        "against the adapter's own clock over HTTP: its `providerRetryAfterMs` depends on when "
+        "each implementation reads its clock, so it is never the same number twice (past dates, "
+        "from 1994, are decided: none).",
+    ),
+    (
+        "over HTTP, a response that never ends (no idle timeout is waited out) and an abort signal",
+        "PROMPT-DEEPSEEK-WIRE names no idle timeout and no abort: the upstream's 300 s idle "
+        "timeout and the `deepseek-http` op's lack of a signal leave both outside what a "
+        "generated exchange can decide.",
+    ),
+    (
+        "over HTTP, statuses below 400 other than 200, and 200 responses that are not an SSE body",
+        'PROMPT-DEEPSEEK-WIRE maps "HTTP errors" and reads a stream of SSE `data:` payloads; '
+        "what a 1xx-3xx status or another content type means is not said.",
+    ),
+    (
+        "over HTTP, an error body that is not UTF-8 and holds the quota or context wording",
+        'PROMPT-DEEPSEEK-WIRE\'s wording rules read "the error body (code, type or message)" '
+        "without saying how bytes that are not UTF-8 are read, so whether such wording is seen "
+        "is open; the status rules hold whatever the body is.",
+    ),
+    (
+        "over HTTP, a body cut inside the `[DONE]` event (its line arrived, its blank line not)",
+        'PROMPT-DEEPSEEK-WIRE: "SSE `data:` payloads up to `[DONE]`" does not say whether '
+        "`[DONE]` counts once its line or once its event has arrived; a connection closed "
+        "before the `[DONE]` event or after it is decided.",
+    ),
+    (
+        "over HTTP, the code of a connection closed mid-body before `[DONE]` (either "
+        "`STREAM_CLOSED` or `TRANSPORT` is expected)",
+        'PROMPT-DEEPSEEK-WIRE: "EOF without it → `STREAM_CLOSED`"; it names no code for a broken '
+        "connection (the upstream says `TRANSPORT`), as `deepseek-http/closed-mid-body` accepts.",
+    ),
 )
 
 SCOPES: Final = ("s1", "s2")
@@ -190,6 +229,7 @@ EXTENDS: Final[dict[str, tuple[str, ...]]] = {
     "session": ("session-1.2",),
     "loop": ("loop-1.2", "registry-1.2", "loop-1.3"),
     "wire": (),
+    "http": (),
 }
 
 
@@ -1148,13 +1188,14 @@ class _Session:
 
 
 _FOLLOWS: Final = st.lists(st.sampled_from(["render", "context", "mutate"]), max_size=3)
-FAMILIES: Final = ("registry", "session", "loop", "wire")
+FAMILIES: Final = ("registry", "session", "loop", "wire", "http")
 #: The capabilities each family's ops need.
 REQUIRES: Final[dict[str, tuple[str, ...]]] = {
     "registry": ("registry", "registry-1.1"),
     "session": ("session",),
     "loop": ("registry", "registry-1.1", "loop"),
     "wire": ("deepseek-wire",),
+    "http": ("deepseek-http",),
 }
 
 
@@ -1170,6 +1211,8 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
         builder.session_steps()
     elif family == "wire":
         wire_steps(builder)
+    elif family == "http":
+        http_steps(builder)
     else:
         builder.texts = LOOP_TEXTS
         builder.agent()

@@ -25,6 +25,7 @@ from ..judge.invariant import check_requests
 from ..judge.logfold import fold_log, seeded_length
 from ..judge.logview import LoopView
 from ..scenarios.loopscenario import ANY_TEXT
+from . import http
 
 Json = Any
 
@@ -68,6 +69,10 @@ APPEND_RULES: Final = frozenset(
 #: The request headers PROMPT-DEEPSEEK-WIRE names (more may be sent; names are compared
 #: case-insensitively).
 _WIRE_HEADERS: Final = ("authorization", "content-type", "accept")
+#: A connection closed mid-body before `[DONE]`: "EOF without it → `STREAM_CLOSED`", and the
+#: contract names no code for a broken connection (the upstream says `TRANSPORT`), so either is
+#: expected (as `deepseek-http/closed-mid-body` does).
+_BROKEN: Final = ("STREAM_CLOSED", "TRANSPORT")
 #: What an HTTP failure carries besides its code and message.
 _HTTP_FACTS: Final = ("status", "providerRetryAfterMs", "requestId")
 
@@ -84,12 +89,18 @@ def wire_expectation(op: Json, observed: Json) -> Json | None:
         headers = {name: sent[name] for name in _WIRE_HEADERS if name in sent}
         kept = {key: request[key] for key in ("method", "url", "body") if key in request}
         return {"request": {**kept, "headers": headers}}
-    if op["op"] == "deepseek-stream" and isinstance(observed.get("chunks"), list):
+    if op["op"] == http.RECEIVED:
+        return http_expectation(observed)
+    if op["op"] in ("deepseek-stream", "deepseek-http") and isinstance(
+        observed.get("chunks"), list
+    ):
         chunks = observed["chunks"]
         usages = [chunk.get("usage") for chunk in chunks if chunk.get("type") == "usage"]
         finish = dict(chunks[-1].get("reason", {})) if chunks else {}
         if isinstance(finish.get("failure"), dict):
             finish["failure"] = _failure(finish["failure"])
+            if http.cut_short(op) and finish["failure"]["code"] in _BROKEN:
+                finish["failure"]["code"] = list(_BROKEN)
         blocks = [chunk.get("block") for chunk in chunks if chunk.get("type") == "block-end"]
         return {
             "stream": {"blocks": blocks, "usage": usages[0] if usages else None, "finish": finish}
@@ -97,6 +108,15 @@ def wire_expectation(op: Json, observed: Json) -> Json | None:
     if op["op"] == "deepseek-http-error" and isinstance(observed.get("failure"), dict):
         return {"failure": _failure(observed["failure"])}
     return None
+
+
+def http_expectation(observed: Json) -> Json:
+    """What reached a loopback server (`conformance.fuzz.http`), as the ``deepseek-http`` cases
+    judge it: the request as a ``deepseek-request``'s (its bytes are the self-check's), or how
+    many requests arrived when that is not one (none: refused before any I/O)."""
+    if "request" in observed:
+        return wire_expectation({"op": "deepseek-request"}, observed)
+    return {"received": observed.get("received")}
 
 
 def _failure(failure: Json) -> Json:
@@ -183,6 +203,11 @@ def self_check(ops: list[Json], observed: Json) -> list[tuple[int, str, str]]:
             problem = compare({"equal": not headers.differences(op["a"], op["b"])}, got)
             if problem:
                 found.append((index, "PROMPT-HEADER-CANONICAL", f"{where}: {problem}"))
+        elif name == http.RECEIVED:
+            found += [
+                (index, "PROMPT-DEEPSEEK-WIRE", f"{where}: {problem}")
+                for problem in http.body_problems(got)
+            ]
         elif name in ("assemble", "await") and not reorders:
             problem = _tool_order_problem(got)
             if problem:

@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz
+from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz, run_scenario
 from ..fuzz.found import as_case, python_source
 from ..fuzz.generate import FAMILIES
 from ..fuzz.oracles import self_check
@@ -132,7 +132,8 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
     out(f"\n{python_source(case)}\n")
     out(f"contracts: {', '.join(case.contracts)}\n")
     out("what differs:\n" + "".join(f"  - {p}\n" for p in run.shrunk.problems()))
-    fails, passes = _replay(impl, case), _replay(against, case)
+    family = run.shrunk.family
+    fails, passes = _replay(impl, case, family), _replay(against, case, family)
     out(
         f"replayed with the suite's comparison: {impl.label}: "
         f"{'fails' if fails else 'passes (not reproducible)'}; {against.label}: "
@@ -142,12 +143,13 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
     return 1
 
 
-def _replay(impl: Implementation, case: Case) -> list[str]:
-    """What the case finds wrong with ``impl``: the suite's comparison and the self-check."""
-    outcome = impl.run(case.id, case.scenario())
+def _replay(impl: Implementation, case: Case, family: str) -> list[str]:
+    """What the case finds wrong with ``impl``: the suite's comparison and the self-check (run
+    as its family's scenarios run: the http family's inside its loopback servers)."""
+    ops = list(case.scenario()["ops"])
+    outcome = run_scenario(impl, family, ops, case.id)
     if outcome.kind != "observed":
         return [f"{outcome.kind}: {outcome.reason}"]
-    ops = list(case.scenario()["ops"])
     return mismatches(case, outcome.observations) + [
         text for *_, text in self_check(ops, outcome.observations)
     ]

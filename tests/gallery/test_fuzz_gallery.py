@@ -25,7 +25,8 @@ import pytest
 import wrong_impls
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
-from conformance.fuzz.engine import Run, fuzz
+from conformance.deepseek.loopback import allow_loopback_sockets
+from conformance.fuzz.engine import Run, fuzz, run_scenario
 from conformance.fuzz.found import as_case
 from conformance.fuzz.oracles import self_check
 from conformance.harness.transport import Implementation, load_implementation
@@ -206,6 +207,13 @@ REACHED: Final = {
     "ToolCallDeltaNameNull": "wire",
     "EmptyResponseDetailNotMessage": "wire",
     "RetryAfterDateInLocalTime": "wire",
+    "RawLoneSurrogates": "http",
+    "ServerFromStatus500Up": "http",
+    "PartialAnswerKeptOnDrop": "http",
+    "NonUtf8ErrorBodyIsTransport": "http",
+    "ClockInSeconds": "http",
+    "BodyReadWholeFirst": "http",
+    "SurrogatePairsLeftToTheEncoder": "http",
 }
 
 
@@ -436,19 +444,10 @@ FOUND_UNDER: Final = {
         "`tool/result`, is ROOT-MODEL's)",
     ),
 }
-_HTTP = "its departure shows only over HTTP (`deepseek-http` ops against the loopback server: "
-_HTTP += "the raw body, a connection closed mid-body), and generation has no deepseek-http ops"
 #: The ones it does not reach, and why: one that is only slow, and those only bytes show.
 UNREACHED: Final = {
     "QuadraticRenderer": "renders exactly what a linear renderer does, only slower: the oracles "
     "compare observations, never time (benchmarks/render_linear.py measures it)",
-    "RawLoneSurrogates": _HTTP,
-    "ServerFromStatus500Up": _HTTP,
-    "PartialAnswerKeptOnDrop": _HTTP,
-    "NonUtf8ErrorBodyIsTransport": _HTTP,
-    "ClockInSeconds": _HTTP,
-    "BodyReadWholeFirst": _HTTP,
-    "SurrogatePairsLeftToTheEncoder": _HTTP,
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
@@ -490,10 +489,10 @@ def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
     )
 
 
-def _problems(impl: Implementation, case: Case) -> list[str]:
-    outcome = impl.run(case.id, case.scenario())
-    assert outcome.kind == "observed", outcome.reason
+def _problems(impl: Implementation, case: Case, family: str) -> list[str]:
     ops = list(case.scenario()["ops"])
+    outcome = run_scenario(impl, family, ops, case.id)
+    assert outcome.kind == "observed", outcome.reason
     return mismatches(case, outcome.observations) + [
         text for *_, text in self_check(ops, outcome.observations)
     ]
@@ -501,6 +500,8 @@ def _problems(impl: Implementation, case: Case) -> list[str]:
 
 @pytest.mark.parametrize("driver", sorted(REACHED))
 def test_fuzzing_finds_the_wrong_implementation(driver: str) -> None:
+    if REACHED[driver] == "http":
+        allow_loopback_sockets()
     impl, reference = _served(driver), load_implementation("reference")
     try:
         run = fuzzed(impl, reference, REACHED[driver])
@@ -508,8 +509,9 @@ def test_fuzzing_finds_the_wrong_implementation(driver: str) -> None:
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
         for side in (impl, reference):
             side.check_schema = True
-        assert _problems(impl, case), "the shrunk case passes on the wrong implementation"
-        assert _problems(reference, case) == []
+        family = REACHED[driver]
+        assert _problems(impl, case, family), "the shrunk case passes on the wrong implementation"
+        assert _problems(reference, case, family) == []
         contract = FOUND_UNDER.get(driver, (WRONG_IMPLEMENTATIONS[driver],))[0]
         assert contract in case.contracts, run.shrunk.problems()
     finally:

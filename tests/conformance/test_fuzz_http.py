@@ -1,0 +1,95 @@
+"""The ``http`` fuzz family's machinery (`conformance.fuzz.http`): the runner answers each
+``loopback-received`` op with what reached that exchange's server, and the self-check of a body's
+bytes fails where PROMPT-DEEPSEEK-WIRE's "as `JSON.stringify` writes it" is broken, and only
+there."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from conformance.deepseek.loopback import allow_loopback_sockets
+from conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, run
+from conformance.fuzz.oracles import differences, expectations, self_check
+from conformance.harness.transport import load_implementation
+
+_HELLO = b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+_HELLO += b"data: [DONE]\n\n"
+_REQUEST = {
+    "provider": "deepseek",
+    "model": "deepseek-chat",
+    "messages": [{"role": "user", "content": [{"type": "text", "text": "\ud83d"}]}],
+}
+
+
+def _exchange(key: str, status: int, body: bytes) -> list[dict[str, object]]:
+    response = {
+        "status": status,
+        "headers": [["content-type", "text/event-stream"]],
+        "parts": [base64.b64encode(body).decode()],
+    }
+    op = {"op": "deepseek-http", "request": _REQUEST, "apiKey": key, "baseUrl": PLACEHOLDER}
+    return [{**op, "response": response}, {"op": RECEIVED}]
+
+
+def _observed(raw: bytes) -> dict[str, object]:
+    body = json.loads(raw.decode("utf-8", "surrogatepass"))
+    return {"request": {"body": body}, "bytes": base64.b64encode(raw).decode()}
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_each_exchange_gets_its_own_server_and_record() -> None:
+    """A refused request (no key: nothing reaches the server) does not shift the next
+    exchange's response or record; the reference against itself satisfies both oracles."""
+    ops = _exchange("", 200, _HELLO) + _exchange("sk-1", 503, b"busy")
+    reference = load_implementation("reference")
+    try:
+        outcome = run(reference, "fuzz/test", ops)
+    finally:
+        reference.close()
+    assert outcome.kind == "observed", outcome.reason
+    first, received, second, arrived = outcome.observations
+    assert first["chunks"][-1]["reason"]["failure"]["code"] == "MISSING_CREDENTIAL"
+    assert received == {"received": 0}
+    assert second["chunks"][-1]["reason"]["failure"]["code"] == "SERVER"
+    assert arrived["request"]["url"] == "/chat/completions"
+    assert arrived["request"]["body"]["messages"] == [{"role": "user", "content": "\ud83d"}]
+    assert b"\\ud83d" in base64.b64decode(arrived["bytes"])
+    expected = expectations(ops, outcome.observations)
+    assert differences(ops, expected, outcome.observations) == []
+    assert self_check(ops, outcome.observations) == []
+
+
+@pytest.fixture
+def loopback_only() -> None:
+    allow_loopback_sockets()
+
+
+def test_well_formed_bodies_pass() -> None:
+    raw = b'{"a":"\\ud83d\\ude00x\\\\uD800","b":"\xf0\x9f\x98\x80"}'
+    assert body_problems(_observed(raw)) == []
+
+
+def test_a_raw_lone_surrogate_is_not_utf8() -> None:
+    (problem,) = body_problems(_observed('{"a":"\ud800"}'.encode("utf-8", "surrogatepass")))
+    assert "not UTF-8" in problem
+
+
+def test_a_lone_surrogate_escape_in_uppercase() -> None:
+    assert body_problems(_observed(b'{"a":"\\uD800x"}')) == [
+        "the lone surrogate escape \\uD800 is not lowercase"
+    ]
+    assert len(body_problems(_observed(b'{"a":"\\uDE00\\uDE00"}'))) == 2
+
+
+def test_an_escaped_pair_is_not_lone() -> None:
+    """JSON.stringify writes a pair as its character; an escaped pair in any case is the same
+    JSON value, which the self-check leaves to the differential comparison."""
+    assert body_problems(_observed(b'{"a":"\\uD83D\\uDE00"}')) == []
+
+
+def test_a_body_that_is_not_json() -> None:
+    observed = {"request": {"body": None}, "bytes": base64.b64encode(b"{oops").decode()}
+    assert body_problems(observed) == ["the body is not JSON: b'{oops'"]
