@@ -11,20 +11,23 @@ its op (generated ops hold `PLACEHOLDER`), strips what only the suite reads, and
 the differential one compares the stream (`conformance.fuzz.oracles.wire_expectation`) and the
 request that arrived (method, URL, the three contractual headers, the body as a JSON value with key
 order), and the self-check judges the raw body's bytes (`body_problems`: "the body is JSON as
-`JSON.stringify` writes it").
+`JSON.stringify` writes it") and, where a request's history extends the one before it, the prefix
+stability of its serialized messages (`prefix_problems`, PROMPT-CACHE-E2E).
 
 What is drawn: requests whose texts hold lone surrogates, surrogate halves that join into a pair
 across text blocks, control characters and line separators, with keys to trim or refuse (nothing
-may reach the server then); 200 responses whose SSE body (deltas, finishes, usage, ``[DONE]``) is
-written in parts cut at any byte, or closed short of an announced ``content-length`` (before the
-``[DONE]`` event or after it); error responses of any status from 400 to 999, with bodies that are
-JSON, wording, or not UTF-8, request ids, and ``Retry-After`` in seconds or as a past HTTP date of
-each form. What is left out is in `conformance.fuzz.generate.AVOIDED`.
+may reach the server then), some the next request of the one before (its history grown); 200
+responses whose SSE body (deltas, finishes, usage, ``[DONE]``) is written in parts cut at any
+byte, or closed short of an announced ``content-length`` (before the ``[DONE]`` event or after
+it); error responses of any status from 400 to 999, with bodies that are JSON, wording, or not
+UTF-8, request ids, and ``Retry-After`` in seconds or as a past HTTP date of each form. What is
+left out is in `conformance.fuzz.generate.AVOIDED`.
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import re
 from contextlib import ExitStack
@@ -93,10 +96,19 @@ _ESCAPE: Final = re.compile(rb"\\(?:u([0-9A-Fa-f]{4})|.)")
 
 def http_steps(builder: _Builder) -> None:
     """One to three exchanges, each a ``deepseek-http`` op and its ``loopback-received``."""
+    previous: Json = None
     for _ in range(builder.between(1, 3)):
+        if previous is not None and builder.chance(40):
+            # The next request of a conversation: the same call, its history grown by a
+            # message or two (PROMPT-CACHE-E2E's prefix stability, `prefix_problems`).
+            grown = previous["messages"] + _messages(builder, 2)
+            request = {**previous, "messages": grown}
+        else:
+            request = _request(builder)
+        previous = request
         op = {
             "op": "deepseek-http",
-            "request": _request(builder),
+            "request": request,
             "apiKey": builder.pick(KEYS),
             "baseUrl": PLACEHOLDER,
             "response": _response(builder),
@@ -109,10 +121,11 @@ def _text(builder: _Builder) -> Json:
     return {"type": "text", "text": "".join(pieces)}
 
 
-def _request(builder: _Builder) -> Json:
+def _messages(builder: _Builder, most: int) -> list[Json]:
+    """One to ``most`` user and assistant messages."""
     pick, chance = builder.pick, builder.chance
     messages: list[Json] = []
-    for _ in range(builder.between(1, 3)):
+    for _ in range(builder.between(1, most)):
         if chance(30):
             content: list[Json] = [_text(builder)]
             if chance(40):
@@ -124,6 +137,12 @@ def _request(builder: _Builder) -> Json:
         else:
             blocks = [_text(builder) for _ in range(builder.between(1, 3))]
             messages.append({"role": "user", "content": blocks})
+    return messages
+
+
+def _request(builder: _Builder) -> Json:
+    pick, chance = builder.pick, builder.chance
+    messages = _messages(builder, 3)
     request: Json = {"provider": "deepseek", "model": pick(["deepseek-chat", "deepseek-reasoner"])}
     effort = pick([None, None, "high", "off", "medium"])
     if effort is not None:
@@ -281,3 +300,67 @@ def body_problems(observed: Json) -> list[str]:
 
 def _surrogate(hexa: bytes) -> bool:
     return 0xD800 <= int(hexa, 16) <= 0xDFFF
+
+
+def prefix_problems(ops: list[Json], observed: list[Json]) -> list[tuple[int, str]]:
+    """``(op index, what is wrong)`` where a request whose history extends the one before it
+    (the same call, more messages) does not extend its serialized messages byte for byte:
+    "Byte identity is required between consecutive requests of one implementation (the prefix
+    stability of PROMPT-CACHE-E2E)" (PROMPT-DEEPSEEK-WIRE); PROMPT-CACHE-E2E: "each request
+    body's serialized messages extend the previous request's byte for byte"."""
+    exchanges = [
+        (index + 1, op["request"], observed[index + 1])
+        for index, op in enumerate(ops[:-1])
+        if op["op"] == "deepseek-http" and ops[index + 1]["op"] == RECEIVED
+    ]
+    problems = []
+    for (_, before, seen), (index, after, got) in itertools.pairwise(exchanges):
+        kept = {**after, "messages": after["messages"][: len(before["messages"])]}
+        if kept != before or len(after["messages"]) == len(before["messages"]):
+            continue
+        first, second = _messages_text(seen), _messages_text(got)
+        if first is None or second is None:
+            continue
+        if not second.startswith(first[:-1] + ","):
+            problems.append(
+                (
+                    index,
+                    "the serialized messages do not extend the previous request's byte for byte: "
+                    f"{first[:300]!r}, then {second[:300]!r}",
+                )
+            )
+    return problems
+
+
+def _messages_text(observed: Json) -> str | None:
+    """The text of a request body's ``messages`` value as it was sent (``None``: no body that
+    is UTF-8 JSON with one, which `body_problems` reports)."""
+    if not isinstance(observed, dict) or not isinstance(observed.get("bytes"), str):
+        return None
+    try:
+        text = base64.b64decode(observed["bytes"]).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    at = _space(text, 0)
+    if not text.startswith("{", at):
+        return None
+    at = _space(text, at + 1)
+    try:
+        while text.startswith('"', at):
+            key, at = decoder.raw_decode(text, at)
+            at = _space(text, _space(text, at) + 1)  # past the colon
+            _, end = decoder.raw_decode(text, at)
+            if key == "messages":
+                return text[at:end]
+            at = _space(text, _space(text, end) + 1)  # past the comma
+    except ValueError:
+        return None
+    return None
+
+
+def _space(text: str, at: int) -> int:
+    """The index of the first character from ``at`` on that is not JSON white space."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at

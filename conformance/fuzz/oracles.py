@@ -212,6 +212,11 @@ def self_check(ops: list[Json], observed: Json) -> list[tuple[int, str, str]]:
             problem = _tool_order_problem(got)
             if problem:
                 found.append((index, "PROMPT-TOOL-ORDER", f"{where}: {problem}"))
+    if any(op["op"] == http.RECEIVED for op in ops):
+        found += [
+            (index, "PROMPT-CACHE-E2E", f"op #{index} {describe_op(ops[index])}: {problem}")
+            for index, problem in http.prefix_problems(ops, observed)
+        ]
     return found
 
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, run
+from conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, prefix_problems, run
 from conformance.fuzz.oracles import differences, expectations, self_check
 from conformance.harness.transport import load_implementation
 
@@ -93,3 +93,34 @@ def test_an_escaped_pair_is_not_lone() -> None:
 def test_a_body_that_is_not_json() -> None:
     observed = {"request": {"body": None}, "bytes": base64.b64encode(b"{oops").decode()}
     assert body_problems(observed) == ["the body is not JSON: b'{oops'"]
+
+
+def _grown(first: bytes, second: bytes) -> list[str]:
+    """`prefix_problems`'s texts for two exchanges, the second's history one message longer."""
+    asked = {"role": "user", "content": [{"type": "text", "text": "\u2014"}]}
+    answered = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
+    before = {**_REQUEST, "messages": [asked]}
+    after = {**_REQUEST, "messages": [asked, answered]}
+    ops = [
+        {"op": "deepseek-http", "request": before},
+        {"op": RECEIVED},
+        {"op": "deepseek-http", "request": after},
+        {"op": RECEIVED},
+    ]
+    observed = [{}, _observed(first), {}, _observed(second)]
+    return [f"#{index}: {text}" for index, text in prefix_problems(ops, observed)]
+
+
+def test_a_grown_history_extends_the_serialized_messages() -> None:
+    raw = '{"model":"m","messages":[{"role":"user","content":"\u2014"}],"stream":true}'
+    grown = raw.replace("}],", '},{"role":"assistant","content":"ok"}],')
+    assert _grown(raw.encode(), grown.encode()) == []
+    spaced = raw.replace('"messages":', ' "messages" : ')
+    assert _grown(spaced.encode(), grown.encode()) == []
+
+
+def test_an_earlier_message_written_otherwise_breaks_the_prefix() -> None:
+    raw = '{"model":"m","messages":[{"role":"user","content":"\u2014"}],"stream":true}'
+    escaped = raw.replace("\u2014", "\\u2014").replace("}],", '},{"role":"assistant"}],')
+    (problem,) = _grown(raw.encode(), escaped.encode())
+    assert problem.startswith("#3: the serialized messages do not extend")

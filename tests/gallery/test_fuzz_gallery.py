@@ -214,6 +214,7 @@ REACHED: Final = {
     "ClockInSeconds": "http",
     "BodyReadWholeFirst": "http",
     "SurrogatePairsLeftToTheEncoder": "http",
+    "HistoryReplayedEscaped": "http",
 }
 
 
@@ -444,17 +445,13 @@ FOUND_UNDER: Final = {
         "`tool/result`, is ROOT-MODEL's)",
     ),
 }
-#: The ones it does not reach, and why: one that is only slow, and those only bytes show.
+#: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
 UNREACHED: Final = {
     "QuadraticRenderer": "renders exactly what a linear renderer does, only slower: the oracles "
     "compare observations, never time (benchmarks/render_linear.py measures it)",
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
-    "HistoryReplayedEscaped": "its departure shows only in a body's bytes (ASCII escapes of the "
-    "same JSON value), and `deepseek-request` observes the body as a JSON value, which is how "
-    "PROMPT-DEEPSEEK-WIRE compares bodies across implementations; PROMPT-CACHE-E2E's byte "
-    "identity between two live requests shows it",
 }
 
 
