@@ -124,3 +124,22 @@ def test_an_earlier_message_written_otherwise_breaks_the_prefix() -> None:
     escaped = raw.replace("\u2014", "\\u2014").replace("}],", '},{"role":"assistant"}],')
     (problem,) = _grown(raw.encode(), escaped.encode())
     assert problem.startswith("#3: the serialized messages do not extend")
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_a_connection_closed_before_done_expects_either_code() -> None:
+    """Closed short of its `content-length` before `[DONE]`: the contract names no code for a
+    broken connection, so the expectation accepts `STREAM_CLOSED` and `TRANSPORT`; closed after
+    `[DONE]`, the answer is complete."""
+    partial = b'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'
+    ops = _exchange("sk-1", 200, partial) + _exchange("sk-1", 200, _HELLO)
+    for op in ops[::2]:
+        op["response"]["contentLength"] = 500  # type: ignore[index]
+    reference = load_implementation("reference")
+    try:
+        outcome = run(reference, "fuzz/test", ops)
+    finally:
+        reference.close()
+    cut, _, done, _ = expectations(ops, outcome.observations)
+    assert cut["stream"]["finish"]["failure"]["code"] == ["STREAM_CLOSED", "TRANSPORT"]
+    assert done["stream"]["finish"] == {"kind": "stop"}
