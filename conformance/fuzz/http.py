@@ -53,7 +53,7 @@ RECEIVED: Final = "loopback-received"
 KEYS: Final = ("sk-1", "sk-1", "sk-1", " sk-2\u3000", "", "k\u00e9y")
 #: Text pieces joined into text blocks: a lone high surrogate and a lone low one (a block ending
 #: in one and the next starting with the other join into a pair, one character), a character
-#: outside the BMP, control characters, the line separators JSON.stringify leaves raw.
+#: outside the BMP, control characters and DEL, and U+2028, which JSON.stringify leaves raw.
 PIECES: Final = (
     "a",
     "\ud83d",
