@@ -22,18 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "gallery"))
 
-from test_fuzz_gallery import (
-    NOT_FOUND_WITHIN_BUDGET,
-    REACHED,
-    SEED,
-    _problems,
-    _served,
-    fuzzed,
-)
+from fuzz_runs import verdict
+from test_fuzz_gallery import NOT_FOUND_WITHIN_BUDGET, REACHED
 from wrong_impls import WRONG_IMPLEMENTATIONS
-
-from conformance.fuzz.found import as_case
-from conformance.harness.transport import load_implementation
 
 #: Each wrong implementation the families reach, and its family (found within the budget or not).
 FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHIN_BUDGET.items()}}
@@ -42,28 +33,21 @@ FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHI
 def figures(driver: str) -> tuple[str, float | None, int | None]:
     """The line printed for ``driver``, its seconds to the first divergence and its shrunk size
     (``None`` when nothing was found)."""
-    impl, reference = _served(driver), load_implementation("reference")
-    try:
-        run = fuzzed(impl, reference, FAMILY[driver])
-        if run.first is None or run.shrunk is None or run.first_seconds is None:
-            line = f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {run.examples} scenarios"
-            return line, None, None
-        case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
-        for side in (impl, reference):
-            side.check_schema = True
-        same = WRONG_IMPLEMENTATIONS[driver] in case.contracts
-        replay = bool(_problems(impl, case)) and not _problems(reference, case)
-        line = (
-            f"{driver:<42} {FAMILY[driver]:<8} found after {run.first_examples:>3} scenarios, "
-            f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops "
-            f"({run.shrink_examples} shrinking); "
-            f"{'same contract' if same else 'OTHER contract'} ({', '.join(case.contracts)}); "
-            f"replay {'ok' if replay else 'WRONG'}"
-        )
-        return line, run.first_seconds, len(run.shrunk.ops)
-    finally:
-        impl.close()
-        reference.close()
+    found = verdict(driver, FAMILY[driver])
+    if not found["found"]:
+        line = f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {found['examples']} scenarios"
+        return line, None, None
+    same = WRONG_IMPLEMENTATIONS[driver] in found["contracts"]
+    replay = bool(found["on_impl"]) and not found["on_reference"]
+    before, after = found["ops"]
+    line = (
+        f"{driver:<42} {FAMILY[driver]:<8} found after {found['first_examples']:>3} scenarios, "
+        f"{found['first_seconds']:6.2f} s; {before:>3} -> {after:>2} ops "
+        f"({found['shrink_examples']} shrinking); "
+        f"{'same contract' if same else 'OTHER contract'} ({', '.join(found['contracts'])}); "
+        f"replay {'ok' if replay else 'WRONG'}"
+    )
+    return line, found["first_seconds"], after
 
 
 def main() -> None:
