@@ -90,8 +90,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out {args.out}: not a directory")
+    existing = next(path for path in (args.out, *args.out.parents) if path.exists())
+    if not existing.is_dir():
+        parser.error(f"--out {args.out}: {existing} is not a directory")
     # Two Python drivers in this process would share its modules, and a driver that patches one
     # (a gallery entry does) would change the other too, hiding the very divergence sought: each
     # then runs in a process of its own, as `dsh-conformance` runs several.
