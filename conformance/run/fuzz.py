@@ -10,7 +10,7 @@ scenario is printed and written as ``DIR/<id>.py`` (a draft case in the form of
 `conformance.cases`) and ``DIR/<id>.json`` (the format of ``export-cases``), then replayed with
 the suite's own comparison (answers checked against the protocol schema again) on both
 implementations. The exit status is 0 when nothing diverged, 1 when something did, 2 for bad
-arguments or an implementation that cannot start.
+arguments, an implementation that cannot be loaded or start, or a ``DIR`` that cannot be written.
 """
 
 from __future__ import annotations
