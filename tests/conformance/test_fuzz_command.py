@@ -25,14 +25,16 @@ import pytest
 from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
-from conformance.fuzz.oracles import self_check
 from conformance.harness.transport import Implementation, load_implementation
-from conformance.judge.case import Case, mismatches
+from conformance.judge.case import Case
 from conformance.run.catalog import exported_case
 from conformance.run.fuzz import _write
 from conformance.run.runner import main
 
 GALLERY = Path(__file__).parents[1] / "gallery"
+sys.path.insert(0, str(GALLERY))
+from fuzz_runs import problems, served  # noqa: E402 - the gallery's own module
+
 EXPORT = Path(__file__).parents[2] / "conformance" / "export"
 #: A gallery entry the wire family finds at once, and the contract the gallery rejects it under
 #: (`wrong_impls.WRONG_IMPLEMENTATIONS`): a leading BOM kept as part of the first field name.
@@ -106,27 +108,12 @@ def imported_case(path: Path) -> Case:
     return case
 
 
-def _served(driver: str) -> Implementation:
-    """The gallery entry in a process of its own (it patches the reference when it is made)."""
-    code = (
-        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); "
-        f"from conformance.harness.isolated import main; main('wrong_impls:{driver}')"
-    )
-    return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
-
-
 def _problems(impl: Implementation, case: Case) -> list[str]:
-    """What the case finds wrong with ``impl``: the suite's comparison and the self-check (as
-    `tests/gallery/test_fuzz_gallery.py` replays a found case)."""
+    """What the case finds wrong with ``impl`` (as the fuzz gallery replays a found case)."""
     try:
-        outcome = impl.run(case.id, case.scenario())
+        return problems(impl, case)
     finally:
         impl.close()
-    assert outcome.kind == "observed", outcome.reason
-    ops = list(case.scenario()["ops"])
-    return mismatches(case, outcome.observations) + [
-        text for *_, text in self_check(ops, outcome.observations)
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +164,7 @@ def test_a_wrong_implementation_is_found_shrunk_printed_and_written_as_a_case(
     # The wire family's ops are each a request or a response of their own: one shows it.
     assert len(case.ops) == 1, case.ops
     assert _problems(load_implementation("reference"), case) == []
-    assert _problems(_served(WRONG), case), "the written case passes on the wrong implementation"
+    assert _problems(served(WRONG), case), "the written case passes on the wrong implementation"
 
 
 @pytest.mark.slow
