@@ -4,11 +4,15 @@ For each wrong implementation named (default: every one `tests/gallery/test_fuzz
 lists as reached, found within its budget or not), runs what that test runs (its seed, its
 number of scenarios, its family) and prints one line as soon as it is done: found or not,
 scenarios judged, seconds to the first divergence, ops before and after shrinking, the contract
-IDs of the shrunk case, and whether that case fails on the wrong implementation and passes on the
-reference. At the end: how many were found, and the median and range of the seconds to the
-first divergence and of the shrunk sizes (ops). A script that prints figures, not a test; the
-machine's load average is printed first, since the seconds depend on it (the scenarios, the
-shrunk cases and their sizes do not: both budgets are counts).
+IDs of the shrunk case, whether they include the one the test requires ("same contract": the
+gallery's, or the one `FOUND_UNDER` names), and whether that case fails on the wrong
+implementation and passes on the reference: the test's verdict, so that after a change to
+generation the tables can be re-checked entry by entry (a NOT_FOUND entry now found with the
+same contract and replay ok belongs in REACHED). At the end: how many were found, and the
+median and range of the seconds to the first divergence and of the shrunk sizes (ops). A script
+that prints figures, not a test; the machine's load average is printed first, since the
+seconds depend on it (the scenarios, the shrunk cases and their sizes do not: both budgets are
+counts).
 
     python benchmarks/fuzz_gallery.py [DRIVER...]
 """
@@ -22,18 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "gallery"))
 
-from test_fuzz_gallery import (
-    NOT_FOUND_WITHIN_BUDGET,
-    REACHED,
-    SEED,
-    _problems,
-    _served,
-    fuzzed,
-)
+from fuzz_runs import verdict
+from test_fuzz_gallery import FOUND_UNDER, NOT_FOUND_WITHIN_BUDGET, REACHED
 from wrong_impls import WRONG_IMPLEMENTATIONS
-
-from conformance.fuzz.found import as_case
-from conformance.harness.transport import load_implementation
 
 #: Each wrong implementation the families reach, and its family (found within the budget or not).
 FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHIN_BUDGET.items()}}
@@ -42,29 +37,22 @@ FAMILY = {**REACHED, **{name: why.split(":")[0] for name, why in NOT_FOUND_WITHI
 def figures(driver: str) -> tuple[str, float | None, int | None]:
     """The line printed for ``driver``, its seconds to the first divergence and its shrunk size
     (``None`` when nothing was found)."""
-    impl, reference = _served(driver), load_implementation("reference")
-    try:
-        run = fuzzed(impl, reference, FAMILY[driver])
-        if run.first is None or run.shrunk is None or run.first_seconds is None:
-            line = f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {run.examples} scenarios"
-            return line, None, None
-        case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
-        for side in (impl, reference):
-            side.check_schema = True
-        same = WRONG_IMPLEMENTATIONS[driver] in case.contracts
-        family = FAMILY[driver]
-        replay = bool(_problems(impl, case, family)) and not _problems(reference, case, family)
-        line = (
-            f"{driver:<42} {FAMILY[driver]:<8} found after {run.first_examples:>3} scenarios, "
-            f"{run.first_seconds:6.2f} s; {len(run.first.ops):>3} -> {len(run.shrunk.ops):>2} ops "
-            f"({run.shrink_examples} shrinking); "
-            f"{'same contract' if same else 'OTHER contract'} ({', '.join(case.contracts)}); "
-            f"replay {'ok' if replay else 'WRONG'}"
-        )
-        return line, run.first_seconds, len(run.shrunk.ops)
-    finally:
-        impl.close()
-        reference.close()
+    found = verdict(driver, FAMILY[driver])
+    if not found["found"]:
+        line = f"{driver:<42} {FAMILY[driver]:<8} NOT FOUND in {found['examples']} scenarios"
+        return line, None, None
+    # The test's rule: the gallery's contract, or the one FOUND_UNDER gives with its reason.
+    same = FOUND_UNDER.get(driver, (WRONG_IMPLEMENTATIONS[driver],))[0] in found["contracts"]
+    replay = bool(found["on_impl"]) and not found["on_reference"]
+    before, after = found["ops"]
+    line = (
+        f"{driver:<42} {FAMILY[driver]:<8} found after {found['first_examples']:>3} scenarios, "
+        f"{found['first_seconds']:6.2f} s; {before:>3} -> {after:>2} ops "
+        f"({found['shrink_examples']} shrinking); "
+        f"{'same contract' if same else 'OTHER contract'} ({', '.join(found['contracts'])}); "
+        f"replay {'ok' if replay else 'WRONG'}"
+    )
+    return line, found["first_seconds"], after
 
 
 def main() -> None:

@@ -228,7 +228,8 @@ def fuzz(
             print_blob=False,
         )
         strategy = scenarios(families, declared(impl, against))
-        test = seed(seed_value + batch)(configured(given(strategy)(check)))
+        # `seed` switches the database off in the settings it finds, so it is applied first.
+        test = configured(seed(seed_value + batch)(given(strategy)(check)))
         try:
             test()
         except _Diverged as diverged:

@@ -10,22 +10,26 @@ scenario is printed and written as ``DIR/<id>.py`` (a draft case in the form of
 `conformance.cases`) and ``DIR/<id>.json`` (the format of ``export-cases``), then replayed with
 the suite's own comparison (answers checked against the protocol schema again) on both
 implementations. The exit status is 0 when nothing diverged, 1 when something did, 2 for bad
-arguments or an implementation that cannot start.
+arguments, an implementation that cannot be loaded or start, or a ``DIR`` that cannot be written.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz, run_scenario
 from ..fuzz.found import as_case, python_source
 from ..fuzz.generate import FAMILIES
 from ..fuzz.oracles import self_check
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
-from ..harness.transport import Implementation, load_implementation
+from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import Case, mismatches
 from ..judge.jsontext import dumps
 from .catalog import exported_case, file_name
@@ -50,7 +54,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--examples",
-        type=int,
+        type=_count(1),
         default=None,
         metavar="N",
         help="also stop after N scenarios (a budget that does not depend on the machine)",
@@ -72,7 +76,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--shrink-examples",
-        type=int,
+        type=_count(0),
         default=1000,
         metavar="N",
         help="scenarios judged while shrinking, at most (default: 1000; the same on any machine)",
@@ -86,8 +90,19 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
-    impl = load_implementation(args.impl, args.case_timeout)
-    against = load_implementation(args.against, args.case_timeout)
+    existing = next(path for path in (args.out, *args.out.parents) if path.exists())
+    if not existing.is_dir():
+        parser.error(f"--out {args.out}: {existing} is not a directory")
+    # Two Python drivers in this process would share its modules, and a driver that patches one
+    # (a gallery entry does) would change the other too, hiding the very divergence sought: each
+    # then runs in a process of its own, as `dsh-conformance` runs several.
+    isolated = in_process(args.impl) and in_process(args.against)
+    impl = _loaded(parser, "--impl", args.impl, args.case_timeout, isolated)
+    try:
+        against = _loaded(parser, "--against", args.against, args.case_timeout, isolated)
+    except SystemExit:
+        impl.close()
+        raise
     try:
         return _fuzz(args, impl, against)
     finally:
@@ -95,16 +110,33 @@ def main(argv: list[str]) -> int:
         against.close()
 
 
-def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementation) -> int:
+def _loaded(
+    parser: argparse.ArgumentParser, option: str, spec: str, timeout: float, isolated: bool
+) -> Implementation:
+    """The implementation ``spec`` names; one that cannot be loaded (no such program, module or
+    object) is a usage error naming the option, before anything runs (exit status 2)."""
     try:
-        declared = [frozenset(i.handshake().capabilities) for i in (impl, against)]
-    except ProtocolError as error:
-        sys.stderr.write(f"dsh-conformance fuzz: a handshake failed: {error}\n")
-        return 2
+        return load_implementation(spec, timeout, isolated=isolated)
+    except (ImportError, AttributeError, TypeError, ValueError) as error:
+        parser.error(f"{option} {spec!r}: {error}")
+
+
+def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementation) -> int:
+    declared = []
+    for side in (impl, against):
+        try:
+            declared.append(frozenset(side.handshake().capabilities))
+        except ProtocolError as error:
+            sys.stderr.write(f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}\n")
+            return 2
     families = tuple(f for f in families_for(*declared) if not args.family or f in args.family)
     if not families:
         sys.stderr.write("dsh-conformance fuzz: no scenario family both implementations run\n")
         return 2
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        # Hypothesis's own caches (the constants of the code it runs) would go to `.hypothesis`
+        # in the working directory: the suite's cache directory instead.
+        set_hypothesis_home_dir(default_database().parent / "hypothesis")
     for side in (impl, against):
         side.check_schema = False
     run = fuzz(
@@ -124,12 +156,9 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
     if run.shrunk is None:
         return 0
     case = as_case(run.shrunk, impl=impl.label, against=against.label, seed=args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / file_name(case.id)
-    stem.with_suffix(".py").write_text(python_source(case), encoding="utf-8")
-    stem.with_suffix(".json").write_text(dumps(exported_case(case), indent=2) + "\n", "utf-8")
+    source = python_source(case)
     out = sys.stdout.write
-    out(f"\n{python_source(case)}\n")
+    out(f"\n{source}\n")
     out(f"contracts: {', '.join(case.contracts)}\n")
     out("what differs:\n" + "".join(f"  - {p}\n" for p in run.shrunk.problems()))
     family = run.shrunk.family
@@ -139,8 +168,31 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         f"{'fails' if fails else 'passes (not reproducible)'}; {against.label}: "
         f"{'passes' if not passes else 'fails: ' + passes[0]}\n"
     )
+    stem = args.out / file_name(case.id)
+    exported = dumps(exported_case(case), indent=2) + "\n"
+    try:
+        _write({stem.with_suffix(".py"): source, stem.with_suffix(".json"): exported})
+    except OSError as error:
+        reason = error.strerror or str(error)
+        sys.stderr.write(f"dsh-conformance fuzz: cannot write the case to {args.out}: {reason}\n")
+        return 2
     out(f"written: {stem.with_suffix('.py')} and {stem.with_suffix('.json')}\n")
     return 1
+
+
+def _write(files: dict[Path, str]) -> None:
+    """Write every file or none: a case without its export (or the reverse) is not left behind
+    when the second cannot be written."""
+    written: list[Path] = []
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    except OSError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
 
 
 def _replay(impl: Implementation, case: Case, family: str) -> list[str]:
@@ -171,6 +223,22 @@ def _summary(run: Run, impl: str, against: str) -> None:
         f"({len(run.first.ops)} ops), "
         f"shrunk to {len(run.shrunk.ops)} ops\n"
     )
+
+
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least`` (``--examples 0`` would judge nothing
+    and report no divergence, a run that cannot fail)."""
+
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer of at least {least}")
+        return value
+
+    return count
 
 
 def _seconds(text: str) -> float:

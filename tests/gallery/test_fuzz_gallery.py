@@ -9,39 +9,23 @@ implementation and pass on the reference when replayed with the suite's own comp
 filed under the contract ID the gallery rejects it under: it fails for the same reason as the
 entry's intended case (`FOUND_UNDER` names the exceptions, and why each is the same departure).
 
-Each wrong implementation may patch the reference model for the life of its process, so it is
-served from a child process (`reference.harness.serve`) while the reference it is compared with
-runs in this one, never patched.
+The fuzzing itself (`fuzz_runs`) runs in a lane beside the rest of the suite, started by
+`conftest.py` once collection is over, and in the tests that reach an entry before the lane does.
 """
 
 from __future__ import annotations
 
-import shlex
-import sys
-from pathlib import Path
 from typing import Final
 
+import fuzz_runs
 import pytest
 import wrong_impls
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
 from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.fuzz.engine import Run, fuzz, run_scenario
-from conformance.fuzz.found import as_case
-from conformance.fuzz.oracles import self_check
-from conformance.harness.transport import Implementation, load_implementation
-from conformance.judge.case import Case, mismatches
 
 #: Minutes of fuzzing against child processes: not in the fast subset.
 pytestmark = pytest.mark.slow
-
-GALLERY: Final = Path(__file__).parent
-SEED: Final = 0
-#: Scenarios per wrong implementation, and the scenarios Hypothesis may judge while shrinking:
-#: counts, not seconds, so that the shrunk case (and the contract it is filed under) is the
-#: same on any machine at any load.
-EXAMPLES: Final = 400
-SHRINK_EXAMPLES: Final = 200
 
 #: The wrong implementations generation reaches, with the family whose scenarios reach each.
 REACHED: Final = {
@@ -460,57 +444,15 @@ def test_every_gallery_entry_is_reached_or_says_why_not() -> None:
     assert sorted(name for table in tables for name in table) == sorted(WRONG_IMPLEMENTATIONS)
 
 
-def _served(driver: str) -> Implementation:
-    code = (
-        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls; "
-        f"from reference.harness import serve; serve(wrong_impls.{driver}())"
-    )
-    return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
-
-
-def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
-    """Fuzz ``impl`` against the reference within this test's fixed seed and budget, in one
-    family (the gallery figures script, benchmarks/fuzz_gallery.py, runs the same)."""
-    for side in (impl, reference):
-        side.handshake()
-        side.check_schema = False
-    return fuzz(
-        impl,
-        reference,
-        budget=600.0,
-        seed_value=SEED,
-        database=None,
-        families=(family,),
-        shrink_examples=SHRINK_EXAMPLES,
-        examples=EXAMPLES,
-    )
-
-
-def _problems(impl: Implementation, case: Case, family: str) -> list[str]:
-    ops = list(case.scenario()["ops"])
-    outcome = run_scenario(impl, family, ops, case.id)
-    assert outcome.kind == "observed", outcome.reason
-    return mismatches(case, outcome.observations) + [
-        text for *_, text in self_check(ops, outcome.observations)
-    ]
-
-
 @pytest.mark.parametrize("driver", sorted(REACHED))
-def test_fuzzing_finds_the_wrong_implementation(driver: str) -> None:
-    if REACHED[driver] == "http":
-        allow_loopback_sockets()
-    impl, reference = _served(driver), load_implementation("reference")
-    try:
-        run = fuzzed(impl, reference, REACHED[driver])
-        assert run.shrunk is not None, f"no divergence in {run.examples} scenarios"
-        case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
-        for side in (impl, reference):
-            side.check_schema = True
-        family = REACHED[driver]
-        assert _problems(impl, case, family), "the shrunk case passes on the wrong implementation"
-        assert _problems(reference, case, family) == []
-        contract = FOUND_UNDER.get(driver, (WRONG_IMPLEMENTATIONS[driver],))[0]
-        assert contract in case.contracts, run.shrunk.problems()
-    finally:
-        impl.close()
-        reference.close()
+def test_fuzzing_finds_the_wrong_implementation(driver: str, fuzz_lane: fuzz_runs.Lane) -> None:
+    # Any entry may be fuzzed here (the lane's, from the last), the http family's inside
+    # loopback servers: 127.0.0.1 may be reached, nothing else.
+    allow_loopback_sockets()
+    found = fuzz_lane.verdict(driver)
+    assert "error" not in found, found["error"]
+    assert found["found"], f"no divergence in {found['examples']} scenarios"
+    assert found["on_impl"], "the shrunk case passes on the wrong implementation"
+    assert found["on_reference"] == []
+    contract = FOUND_UNDER.get(driver, (WRONG_IMPLEMENTATIONS[driver],))[0]
+    assert contract in found["contracts"], found["differences"]

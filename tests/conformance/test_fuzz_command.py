@@ -1,0 +1,272 @@
+"""``dsh-conformance fuzz`` as a user runs it (issue 21): its exit status, what it prints, the
+case it writes in both forms, its reproducibility, where it keeps its database, its usage errors.
+
+The runs are processes of their own (forked by `warm_runner`, as `test_runner` runs the suite,
+or, to see what a run leaves in its working directory, a fresh interpreter): the wrong
+implementation fuzzed here patches the reference's SSE decoder when it is made, which must not
+outlive its run. A wire-family entry of the gallery is used because fuzzing finds it in
+a few scenarios (`tests/gallery/test_fuzz_gallery.py`'s ``REACHED``). Only the usage errors,
+refused before anything is loaded or started, run in this process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from warm_runner import WarmRunner
+
+from conformance.harness.transport import Implementation, load_implementation
+from conformance.judge.case import Case
+from conformance.run.catalog import exported_case
+from conformance.run.fuzz import _write
+from conformance.run.runner import main
+
+GALLERY = Path(__file__).parents[1] / "gallery"
+sys.path.insert(0, str(GALLERY))
+from fuzz_runs import problems, served  # noqa: E402 - the gallery's own module
+
+EXPORT = Path(__file__).parents[2] / "conformance" / "export"
+#: A gallery entry the wire family finds at once, and the contract the gallery rejects it under
+#: (`wrong_impls.WRONG_IMPLEMENTATIONS`): a leading BOM kept as part of the first field name.
+WRONG = "BomKept"
+CONTRACT = "PROMPT-DEEPSEEK-WIRE"
+#: The fuzz gallery's fixed budget for it: counts, not seconds, so the run is the same anywhere.
+FIND_WRONG = (
+    "--impl",
+    f"wrong_impls:{WRONG}",
+    "--family",
+    "wire",
+    "--seed",
+    "0",
+    "--examples",
+    "400",
+    "--shrink-examples",
+    "200",
+    "--budget",
+    "120",
+)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One ``dsh-conformance fuzz`` run: its status and output, its working directory (empty
+    when it started) and its ``$XDG_CACHE_HOME``."""
+
+    status: int
+    stdout: str
+    stderr: str
+    cwd: Path
+    cache: Path
+
+
+def fuzz_command(warm: WarmRunner | None, root: Path, *args: str) -> Ran:
+    """``dsh-conformance fuzz ARGS`` in a process of its own, run from an empty directory with
+    ``XDG_CACHE_HOME`` under ``root`` and the gallery importable (``wrong_impls:Name``).
+
+    Without ``warm``, in a fresh interpreter: a `warm_runner` child keeps what its server's
+    imports fixed, Hypothesis's default directory among them (``.hypothesis`` in the server's
+    working directory), so only a fresh one shows what a run leaves in its own."""
+    root.mkdir(parents=True, exist_ok=True)
+    cwd, cache = root / "cwd", root / "cache"
+    cwd.mkdir()
+    stdout, stderr = root / "stdout.txt", root / "stderr.txt"
+    path = os.pathsep.join(p for p in (str(GALLERY), os.environ.get("PYTHONPATH", "")) if p)
+    env = {"XDG_CACHE_HOME": str(cache), "PYTHONPATH": path}
+    if warm is not None:
+        status, _ = warm.run(["fuzz", *args], stdout, stderr, limit=300, cwd=cwd, env=env)
+    else:
+        with stdout.open("w") as out, stderr.open("w") as err:
+            command = [sys.executable, "-m", "conformance.run.runner", "fuzz", *args]
+            env = {**os.environ, **env}
+            ended = subprocess.run(command, cwd=cwd, env=env, stdout=out, stderr=err, timeout=300)
+        status = ended.returncode
+    return Ran(status, stdout.read_text(), stderr.read_text(), cwd, cache)
+
+
+def written(out: Path) -> dict[str, str]:
+    """The files a run wrote to ``--out``, by name."""
+    return {path.name: path.read_text(encoding="utf-8") for path in sorted(out.iterdir())}
+
+
+def imported_case(path: Path) -> Case:
+    """The ``CASE`` of a written ``.py`` file, imported as the module it is."""
+    spec = importlib.util.spec_from_file_location(f"fuzz_found_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    case: Case = module.CASE
+    return case
+
+
+def _problems(impl: Implementation, case: Case) -> list[str]:
+    """What the case finds wrong with ``impl`` (as the fuzz gallery replays a found case)."""
+    try:
+        return problems(impl, case)
+    finally:
+        impl.close()
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """The wrong implementation fuzzed with the default database, writing to ``ROOT/out``, in a
+    fresh interpreter."""
+    root = tmp_path_factory.mktemp("found")
+    return fuzz_command(None, root, *FIND_WRONG, "--out", str(root / "out"))
+
+
+@pytest.mark.slow
+def test_the_reference_against_itself_finds_nothing_and_writes_nothing(tmp_path: Path) -> None:
+    ran = fuzz_command(
+        None,
+        tmp_path,
+        *("--impl", "reference", "--seed", "1", "--budget", "10", "--examples", "60"),
+        *("--database", "none"),
+    )
+    assert (ran.status, ran.stderr) == (0, ""), ran.stdout
+    summary = re.match(
+        r"fuzz reference against reference \(registry, session, loop, wire, http\): (\d+) "
+        r"scenarios judged",
+        ran.stdout,
+    )
+    assert summary is not None and int(summary.group(1)) > 0, ran.stdout
+    assert ran.stdout.splitlines()[-1] == "no divergence"
+    # Neither the default --out (`fuzz-found`) nor Hypothesis's own `.hypothesis`.
+    assert list(ran.cwd.iterdir()) == []
+    assert not (ran.cache / "dsh-conformance" / "fuzz").exists()  # --database none
+
+
+@pytest.mark.slow
+def test_a_wrong_implementation_is_found_shrunk_printed_and_written_as_a_case(
+    found: Ran, tmp_path: Path
+) -> None:
+    assert found.status == 1, found.stdout + found.stderr
+    assert found.stderr == ""
+    assert "first divergence after" in found.stdout and ", shrunk to 1 ops" in found.stdout
+    out = found.cwd.parent / "out"
+    files = written(out)
+    stems = {Path(name).stem for name in files}
+    assert len(stems) == 1 and sorted(Path(name).suffix for name in files) == [".json", ".py"]
+    source = files[f"{stems.pop()}.py"]
+    assert f"\n{source}\n" in found.stdout  # printed as written
+    assert re.search(rf"^contracts: .*\b{CONTRACT}\b", found.stdout, re.MULTILINE)
+    case = imported_case(next(out.glob("*.py")))
+    assert CONTRACT in case.contracts
+    # The wire family's ops are each a request or a response of their own: one shows it.
+    assert len(case.ops) == 1, case.ops
+    assert _problems(load_implementation("reference"), case) == []
+    assert _problems(served(WRONG), case), "the written case passes on the wrong implementation"
+
+
+@pytest.mark.slow
+def test_the_export_form_is_the_same_case_in_the_export_format(found: Ran) -> None:
+    out = found.cwd.parent / "out"
+    exported = json.loads(next(out.glob("*.json")).read_text(encoding="utf-8"))
+    Draft202012Validator(json.loads((EXPORT / "case.schema.json").read_text())).validate(exported)
+    case = imported_case(next(out.glob("*.py")))
+    assert exported == json.loads(json.dumps(exported_case(case)))
+    assert CONTRACT in exported["contracts"]
+
+
+@pytest.mark.slow
+def test_found_examples_are_kept_in_the_suites_cache_and_replayed_first(
+    warm_runner: WarmRunner, found: Ran, tmp_path: Path
+) -> None:
+    assert list(found.cwd.iterdir()) == []
+    database = found.cache / "dsh-conformance" / "fuzz"
+    assert database.is_dir() and any(database.iterdir()), "nothing kept in the database"
+    # Another seed, the same database: the kept example is the first scenario run.
+    (tmp_path / "cache").symlink_to(found.cache)
+    again = fuzz_command(
+        warm_runner, tmp_path, *FIND_WRONG, "--seed", "5", "--out", str(tmp_path / "out")
+    )
+    assert again.status == 1, again.stdout + again.stderr
+    assert "first divergence after" in again.stdout
+    assert " and 1 scenarios " in again.stdout, again.stdout
+    assert list(again.cwd.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_fixed_seed_writes_the_same_case(warm_runner: WarmRunner, tmp_path: Path) -> None:
+    cases = []
+    for run in ("first", "second"):
+        out = tmp_path / run / "out"
+        ran = fuzz_command(
+            warm_runner, tmp_path / run, *FIND_WRONG, "--database", "none", "--out", str(out)
+        )
+        assert ran.status == 1, ran.stdout + ran.stderr
+        cases.append(written(out))
+    assert cases[0] == cases[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option", ["--impl", "--against"])
+def test_an_implementation_that_cannot_start_is_a_one_line_error(
+    warm_runner: WarmRunner, tmp_path: Path, option: str
+) -> None:
+    dead = f"{shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
+    args = {"--impl": "reference", "--against": "reference", option: dead}
+    ran = fuzz_command(
+        warm_runner,
+        tmp_path,
+        *(item for pair in args.items() for item in pair),
+        *("--database", "none", "--out", str(tmp_path / "out")),
+    )
+    assert (ran.status, ran.stdout) == (2, ""), ran.stderr
+    assert len(ran.stderr.splitlines()) == 1, ran.stderr
+    assert ran.stderr.startswith(f"dsh-conformance fuzz: {dead}: the handshake failed: ")
+    assert "exit status 3" in ran.stderr
+    assert not (tmp_path / "out").exists() and list(ran.cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--family", "nope"], "argument --family: invalid choice: 'nope'"),
+        (["--budget", "-1"], "argument --budget: '-1' is not a positive"),
+        (["--examples", "0"], "argument --examples: '0' is not an integer of at least 1"),
+        (["--impl", "no_such_module_xyz:Driver"], "--impl 'no_such_module_xyz:Driver': No module"),
+        (["--against", "no-such-harness-xyz"], "--against 'no-such-harness-xyz': no program"),
+        (["--out", "FILE"], "--out FILE: FILE is not a directory"),
+        (["--out", "FILE/found"], "--out FILE/found: FILE is not a directory"),
+    ],
+)
+def test_bad_arguments_are_a_usage_error_naming_what_is_wrong(
+    args: list[str],
+    named: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Refused before anything runs: exit status 2, the last line of standard error (after the
+    usage) names the option and the value, no traceback, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "FILE").write_text("not a directory\n")
+    with pytest.raises(SystemExit) as exited:
+        main(["fuzz", "--impl", "reference", *args])
+    stdout, stderr = capsys.readouterr()
+    assert exited.value.code == 2 and stdout == ""
+    assert "Traceback" not in stderr
+    assert stderr.splitlines()[-1].startswith(f"dsh-conformance fuzz: error: {named}"), stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
+
+
+def test_the_case_and_its_export_are_written_both_or_neither(tmp_path: Path) -> None:
+    """A run that finds a divergence but cannot write its export leaves no case without it."""
+    (tmp_path / "FILE").write_text("not a directory\n")
+    files = {tmp_path / "out" / "case.py": "CASE = None\n", tmp_path / "FILE" / "case.json": "{}"}
+    with pytest.raises(OSError):
+        _write(files)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["FILE", "out"]
+    _write({tmp_path / "out" / "case.py": "CASE = None\n"})
+    assert (tmp_path / "out" / "case.py").read_text() == "CASE = None\n"

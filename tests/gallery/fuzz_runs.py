@@ -1,0 +1,211 @@
+"""The fuzz gallery's runs: each wrong implementation fuzzed against the reference, in a lane of
+its own beside the rest of the suite, and by the tests themselves when they get there.
+
+Fuzzing one wrong implementation takes seconds of CPU, and the gallery has over a hundred and fifty
+of them: run one after another in the test process they were most of the test command's time
+(issue 19, goal 6), while the second core had little to do. So `conftest.py` starts a lane (this
+module as a script) as soon as collection is over, and it works through the selected entries
+from the first; when the tests reach them, each test takes its entry's verdict if it is there,
+fuzzes it itself if nobody has begun it, and otherwise, while the lane finishes it, fuzzes
+entries nobody has begun from the last. Each entry is fuzzed exactly once, by whoever claims it
+first (a claim is a file created with ``O_EXCL``), and its verdict is a JSON file written whole
+(renamed into place), which the test asserts on.
+
+Both sides fuzz with the same fixed seed and counts (`fuzzed`), so a verdict does not depend on
+which process made it. In either, the wrong implementation is served from a child process of
+its own (it may patch the reference model for the life of its process), and the reference it is
+compared with runs in the fuzzing process, never patched.
+
+    python fuzz_runs.py DIRECTORY DRIVER=FAMILY...
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.fuzz.engine import Run, fuzz, run_scenario
+from conformance.fuzz.found import as_case
+from conformance.fuzz.oracles import self_check
+from conformance.harness.transport import Implementation, load_implementation
+from conformance.judge.case import Case, mismatches
+
+GALLERY: Final = Path(__file__).parent
+SEED: Final = 0
+#: Scenarios per wrong implementation, and the scenarios Hypothesis may judge while shrinking:
+#: counts, not seconds, so that the shrunk case (and the contract it is filed under) is the
+#: same on any machine at any load.
+EXAMPLES: Final = 400
+SHRINK_EXAMPLES: Final = 200
+
+Verdict = dict[str, Any]
+
+
+def served(driver: str) -> Implementation:
+    """The wrong implementation ``driver`` of the gallery, in a process of its own."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls; "
+        f"from reference.harness import serve; serve(wrong_impls.{driver}())"
+    )
+    return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
+
+
+def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
+    """Fuzz ``impl`` against the reference within the fixed seed and counts, in one family (the
+    gallery figures script, benchmarks/fuzz_gallery.py, runs the same)."""
+    for side in (impl, reference):
+        side.handshake()
+        side.check_schema = False
+    return fuzz(
+        impl,
+        reference,
+        budget=600.0,
+        seed_value=SEED,
+        database=None,
+        families=(family,),
+        shrink_examples=SHRINK_EXAMPLES,
+        examples=EXAMPLES,
+    )
+
+
+def problems(impl: Implementation, case: Case, family: str = "") -> list[str]:
+    """What the suite's own comparison and self-checks find when ``impl`` runs ``case``, run as
+    ``family``'s scenarios run (`run_scenario`: the http family's inside loopback servers)."""
+    ops = list(case.scenario()["ops"])
+    outcome = run_scenario(impl, family, ops, case.id)
+    assert outcome.kind == "observed", outcome.reason
+    return mismatches(case, outcome.observations) + [
+        text for *_, text in self_check(ops, outcome.observations)
+    ]
+
+
+def verdict(driver: str, family: str) -> Verdict:
+    """Fuzz ``driver`` in ``family``; if a divergence is found, replay its shrunk case (the
+    reference's observations as expectations) on both sides with the schema checked."""
+    impl, reference = served(driver), load_implementation("reference")
+    try:
+        run = fuzzed(impl, reference, family)
+        found: Verdict = {"driver": driver, "family": family, "examples": run.examples}
+        if run.shrunk is None or run.first is None:
+            return {**found, "found": False}
+        case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
+        for side in (impl, reference):
+            side.check_schema = True
+        return {
+            **found,
+            "found": True,
+            "first_examples": run.first_examples,
+            "first_seconds": run.first_seconds,
+            "ops": [len(run.first.ops), len(run.shrunk.ops)],
+            "shrink_examples": run.shrink_examples,
+            "contracts": list(case.contracts),
+            "differences": run.shrunk.problems(),
+            "on_impl": problems(impl, case, family),
+            "on_reference": problems(reference, case, family),
+        }
+    finally:
+        impl.close()
+        reference.close()
+
+
+class Lane:
+    """The verdicts directory shared by the lane and the tests: who claimed which entry, and
+    what fuzzing it found."""
+
+    def __init__(
+        self, directory: Path, drivers: dict[str, str], process: subprocess.Popen[str] | None = None
+    ) -> None:
+        self.directory = directory
+        #: Each entry to fuzz, and its family, in the lane's order.
+        self.drivers = drivers
+        #: The lane's process, seen from the tests (``None`` in the lane itself).
+        self.process = process
+
+    @classmethod
+    def start(cls, directory: Path, drivers: dict[str, str]) -> Lane:
+        """Start the lane's process over ``drivers``; what it prints goes to a file beside the
+        verdicts, named in the error if it ends early."""
+        jobs = [f"{driver}={family}" for driver, family in drivers.items()]
+        with (directory / "lane.log").open("w", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                [sys.executable, __file__, str(directory), *jobs],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,  # its own process group, the served children included
+            )
+        return cls(directory, drivers, process)
+
+    def stop(self) -> None:
+        """Kill the lane if it is still going (an interrupted session), its children too."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def _path(self, driver: str, suffix: str) -> Path:
+        return self.directory / f"{driver}{suffix}"
+
+    def claim(self, driver: str) -> bool:
+        """Take ``driver`` for this process, unless another took it first."""
+        try:
+            os.close(os.open(self._path(driver, ".claimed"), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        return True
+
+    def done(self, driver: str) -> Verdict | None:
+        path = self._path(driver, ".json")
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+    def judge(self, driver: str) -> None:
+        """Fuzz a claimed entry and write its verdict whole; an error is written as the verdict
+        (the entry's test reports it), so that nobody waits for an entry never to be done."""
+        try:
+            found = verdict(driver, self.drivers[driver])
+        except Exception as error:  # reported by the entry's test
+            found = {"driver": driver, "error": f"{type(error).__name__}: {error}"}
+        partial = self._path(driver, ".partial")
+        partial.write_text(json.dumps(found), encoding="utf-8")
+        partial.replace(self._path(driver, ".json"))
+
+    def run(self) -> None:
+        """The lane: every entry nobody has claimed, from the first."""
+        for driver in self.drivers:
+            if self.claim(driver):
+                self.judge(driver)
+
+    def verdict(self, driver: str) -> Verdict:
+        """``driver``'s verdict: fuzzed here if nobody has begun it; while the lane fuzzes it,
+        the entries nobody has begun are fuzzed here, from the last."""
+        while (found := self.done(driver)) is None:
+            if self.claim(driver):
+                self.judge(driver)
+                continue
+            other = next((d for d in reversed(self.drivers) if self.claim(d)), None)
+            if other is not None:
+                self.judge(other)
+            elif self.process is None or self.process.poll() is not None:
+                log = (self.directory / "lane.log").read_text(encoding="utf-8")
+                raise RuntimeError(f"the fuzz lane ended without a verdict for {driver}:\n{log}")
+            else:
+                time.sleep(0.05)
+        return found
+
+
+def main(argv: list[str]) -> int:
+    directory, *jobs = argv
+    drivers = dict(job.split("=", 1) for job in jobs)
+    os.nice(5)  # beside the other tests, the lane gives way to them
+    Lane(Path(directory), drivers).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
