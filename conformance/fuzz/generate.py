@@ -856,6 +856,8 @@ class _Session:
         "seed",
         "refused_seed",
         "refused_seed",
+        "refused_seed",
+        "refused_seed",
         "user",
         "user",
         "snapshot",
@@ -1019,8 +1021,9 @@ class _Session:
             event["sourceEventSeqs"] = [pick(others)]
         else:
             touched = self._malform_1_2(defect, event)
-            # The order of the checks is fixed for a seed: this defect is named first.
-            if chance(50) and "seq" not in touched:
+            # The order of the checks is fixed for a seed: this defect is named first. (Most
+            # of all -0's: `session-non-json` is checked before anything else.)
+            if chance(75 if defect.startswith("-0") else 50) and "seq" not in touched:
                 if message and "surfaceOp" in event and "surfaceOp" not in touched and chance(50):
                     del event["surfaceOp"]
                     event.pop("sourceEventSeqs", None)
@@ -1151,7 +1154,8 @@ class _Session:
         if chance(40):
             value["system"] = pick(["", "S"])
         if chance(40):
-            value["tools"] = pick([[], [s.schema("t", "", _parameters(1))], [NUMBERED_TOOL]])
+            tools = [[], [s.schema("t", "", _parameters(1))], [NUMBERED_TOOL], [NUMBERED_TOOL]]
+            value["tools"] = pick(tools)
         if chance(20) and "reasoningEffort" in config:
             value["adapterDefaults"] = {"reasoningEffort": True}
         return value
@@ -1172,6 +1176,10 @@ class _Session:
         self.builder.ops.append(op)
         self.surface[first : last + 1] = [self.seq]
         self.seq += 1
+        if self.projecting and self.builder.chance(50):
+            # The next step's projection, its context unchanged, as a loop projects after a
+            # compaction (LOOP-RUNTIME-CONTEXT: a replace citing the retained seq forgets it).
+            self.builder.ops.append(s.project(self.context))
 
     def invalid(self) -> None:
         """An append that breaks exactly one rule: nothing changes."""

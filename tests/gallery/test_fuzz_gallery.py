@@ -218,6 +218,7 @@ REACHED: Final = {
     "ToolsComparedAsPythonText": "session",
     "NegativeNumbersAreNonJson": "session",
     "DeepEqualByKeysAlone": "session",
+    "ReplaceKeepsRetainedSnapshot": "session",
 }
 
 
@@ -239,9 +240,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "fails and is retried, then `counts` (also found by an earlier draft of the generator)",
     "CancelKeepsQueuedFollowups": "loop: a follow-up queued behind a held turn, a cancel, then "
     "another follow-up (also found by an earlier draft of the generator)",
-    "ReplaceKeepsRetainedSnapshot": "session: a projection retaining a snapshot, then a surface "
-    "replace citing that snapshot, then the projection read (found by an earlier draft of the "
-    "generator)",
     "HalfRouteResolved": "loop: an `agent/request` hook that drops the model but keeps the "
     "provider, with an `adapters` map whose resolution would show it was asked",
     "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only (generated "
