@@ -199,6 +199,19 @@ REACHED: Final = {
     "BodyReadWholeFirst": "http",
     "SurrogatePairsLeftToTheEncoder": "http",
     "HistoryReplayedEscaped": "http",
+    "SeedTimeMayBeAnyNumber": "session",
+    "HeaderNotAnObjectIsNonJson": "session",
+    "UnknownAdapterDefaultsIgnored": "session",
+    "AssistantSourceKindOrRoute": "session",
+    "PayloadNotAnObjectIsNonJson": "session",
+    "SeedCitationsTrusted": "session",
+    "SeedDataNonJsonCheckedAfterSeq": "session",
+    "SeedSurfaceOpNonJsonCheckedAfterSeq": "session",
+    "SeedCitationsNonJsonCheckedAfterSeq": "session",
+    "ToolsComparedAsPythonText": "session",
+    "NegativeNumbersAreNonJson": "session",
+    "DeepEqualByKeysAlone": "session",
+    "ReplaceKeepsRetainedSnapshot": "session",
 }
 
 
@@ -220,20 +233,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "fails and is retried, then `counts` (also found by an earlier draft of the generator)",
     "CancelKeepsQueuedFollowups": "loop: a follow-up queued behind a held turn, a cancel, then "
     "another follow-up (also found by an earlier draft of the generator)",
-    "SeedTimeMayBeAnyNumber": "session: a seed whose only defect is a `time` that is a fraction "
-    "or beyond 2^53 - 1 (one envelope defect of seven; found by an earlier draft of the "
-    "generator)",
-    "ReplaceKeepsRetainedSnapshot": "session: a projection retaining a snapshot, then a surface "
-    "replace citing that snapshot, then the projection read (found by an earlier draft of the "
-    "generator)",
-    "HeaderNotAnObjectIsNonJson": "session: a seeded header, or its `config`, that is not an "
-    "object",
-    "UnknownAdapterDefaultsIgnored": "session: a seeded header whose `adapterDefaults` has a key "
-    "beyond its two markers or is not an object",
-    "AssistantSourceKindOrRoute": "session: a seeded assistant message whose source has the right "
-    "kind but no route, or a route but another kind",
-    "PayloadNotAnObjectIsNonJson": "session: a seeded header or message whose `data` is not an "
-    "object",
     "HalfRouteResolved": "loop: an `agent/request` hook that drops the model but keeps the "
     "provider, with an `adapters` map whose resolution would show it was asked",
     "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only (generated "
@@ -267,14 +266,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "or context windows and an `agent/request` hook switching to the second provider",
     "ResolutionWithoutTheTurnSignal": "loop: a resolution that waits for the abort, then a cancel "
     "while it waits",
-    "SeedCitationsTrusted": "session: a seeded replace whose `sourceEventSeqs` cite a range other "
-    "than the one it shadows, with every other rule kept",
-    "SeedDataNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its `data` whose "
-    "`seq` is not its index (generated seeds hold no -0)",
-    "SeedSurfaceOpNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its "
-    "`surfaceOp` whose `seq` is not its index (generated seeds hold no -0)",
-    "SeedCitationsNonJsonCheckedAfterSeq": "session: a seed of one event with -0 in its "
-    "`sourceEventSeqs` whose `seq` is not its index (generated seeds hold no -0)",
     "InterruptedUsageLoggedAsNull": "loop: a reply that streams text and a usage chunk, then "
     "waits for the abort; a follow-up and a cancel while it waits",
     "AbortedFailureKindMisspelt": "loop: a model reply that fails with code ABORTED while the turn "
@@ -299,14 +290,8 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "ToolsComparedAsPythonText": "session: `header-equal` of two headers whose tool schemas "
-    "differ only in a number written `1` on one side and `1.0` on the other",
-    "NegativeNumbersAreNonJson": "session: `session-append` of data holding a negative "
-    "non-integral number",
     "ExhaustedScriptFailsUnknown": "loop: an agent whose turn makes a request beyond its "
     "scripted replies",
-    "DeepEqualByKeysAlone": "session: a `tool/result` replacement whose data differs from the "
-    "shadowed one's only by an empty array in place of an empty object",
     "InterruptedMessageDropsReasoning": "loop: a stream that carries reasoning, cancelled "
     "before its finish",
     "InterruptedMessageKeepsBlankText": "loop: a stream whose text is only whitespace, cancelled "
