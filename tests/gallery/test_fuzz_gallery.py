@@ -348,11 +348,6 @@ NOT_FOUND_WITHIN_BUDGET.update(
 )
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
-    "ParentScopeDropped": (
-        "LOOP-RUNTIME-CONTEXT",
-        "the smallest case shows it in the runtime-context snapshot a turn logs: a context "
-        "registered in the agent's parent scope is missing from it",
-    ),
     "ListenersGetNoAgent": (
         "DESIGN-SCOPED-LAYERS",
         "the smallest case shows it in what a gated listener in the agent's own scope received "
