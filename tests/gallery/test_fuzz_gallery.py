@@ -380,11 +380,6 @@ FOUND_UNDER: Final = {
         "the smallest case shows it in the change notifications: a second suppressor in a layer "
         "is no registration of its own, so it notifies nothing",
     ),
-    "ReleaseRemovesTheNameEverywhere": (
-        "PROMPT-REGISTRY-CONTRACT",
-        "the smallest case shows it as a registration accepted that the registry must reject "
-        "(`duplicate-registration`: the name was still held in another layer)",
-    ),
     "ToolResultErrorFlagDropped": (
         "ROOT-MODEL",
         "the smallest case shows it in the log: the `tool/result` event's tool-result block "
@@ -410,10 +405,10 @@ FOUND_UNDER: Final = {
     ),
     "RequestHookWithoutTheTurnSignal": (
         "PROMPT-STEP-BOUNDARY",
-        "the smallest case shows it in the log: a steer, then a cancel while the `agent/request` "
-        "hook waits for the abort; the cancel must end the turn aborted, but the hook never "
-        "hears of it, so the step's `step/end` and the `turn/end` are missing (the first missing "
-        "event, `step/end`, is the step boundary's)",
+        "the smallest case shows it in the log: a steer, then a cancel (an owner disposal) while "
+        "the `agent/request` hook waits for the abort; the cancel must end the turn aborted, but "
+        "the hook never hears of it, so the step's `step/end` and the `turn/end` are missing "
+        "(the first missing event, `step/end`, is the step boundary's)",
     ),
     "ToolRunsWithoutTheTurnSignal": (
         "ROOT-MODEL",
