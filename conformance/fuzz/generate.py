@@ -28,7 +28,10 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   with no adapter), refused agents (``maxTokens``), ``inject`` and ``request-state``; with
   ``loop-1.3``, the ``agent/turn-stopping`` hook (passing, or waiting while a cancel or a message
   arrives), adapters' effort sets (``efforts``) and adapters registered after the agent exists
-  (``register-adapter``, for a provider its map does not have yet).
+  (``register-adapter``, for a provider its map does not have yet). About a third of the agents
+  hold their first request somewhere (`_Builder.hold`: a stream, a decision, a tool, a hook, a
+  resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
+  loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
 
 - ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
   (`conformance.fuzz.wire`).
@@ -90,11 +93,11 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         "not which registry the scenario goes on with afterwards.",
     ),
     (
-        "a tool call without a scripted result, and a request beyond the scripted replies",
-        "ROOT-MODEL leaves the tool runner and the model to the host: CONTRACTS.md says nothing "
-        "of a tool call the host cannot answer, and a request beyond the script fails with a "
-        "message of the harness's own, free text that a log comparison would see (failure "
-        "messages are never compared).",
+        "a tool call without a scripted result",
+        "ROOT-MODEL leaves the tool runner to the host: CONTRACTS.md says nothing of a tool call "
+        "the host cannot answer. (A request beyond the scripted replies is drawn: PROTOCOL.md "
+        "fixes its code, `SCRIPT_EXHAUSTED`, and the log comparison never compares the "
+        "failure's message; `hook-calls`, which would, is then not drawn.)",
     ),
     (
         "follow-ups, steers, cancels and compaction addressed to a disposed agent",
@@ -167,6 +170,13 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         'PROMPT-DEEPSEEK-WIRE: "EOF without it → `STREAM_CLOSED`"; it names no code for a broken '
         "connection (the upstream says `TRANSPORT`), as `deepseek-http/closed-mid-body` accepts.",
     ),
+    (
+        "a model failure with code ABORTED while the turn is not cancelled",
+        'ROOT-MODEL: an adapter failure is logged as a terminal finish whose reason is "`{kind: '
+        '"error" | "aborted", failure}`", and nothing says which of the two a failure with code '
+        "ABORTED gets while no cancel is under way (the turn ends in an error either way, but the "
+        "log comparison would compare the finish chunk).",
+    ),
 )
 
 SCOPES: Final = ("s1", "s2")
@@ -179,6 +189,8 @@ TOOL_NAMES: Final = ("t", "u", "\uff5a", "\U0001d4b3")
 ORDERS: Final = (0, 1, 2.5, -0.0, -1, "NaN", "Infinity")
 LOOP_TEXTS: Final = ("now", "later", "", "x={{x}}")
 TEXTS: Final = ("", "plain", "x={{x}}", "{{y}}", "{{x}", "{{{x}}}", "{{ x }}", "a {{ b", "{{1x}}")
+#: Texts that are well-formed and refer only to ``x`` and ``y`` (a swarm of the registry family).
+RENDERED_TEXTS: Final = ("plain", "x={{x}}", "{{y}}", "")
 VALUES: Final = ("v", "", None, "{{x}}", "w")
 CONFIGS: Final = (
     {"toolOrder": ["t", "<unlisted-tools>"]},
@@ -212,6 +224,7 @@ REQUEST_SETS: Final = (
     {"temperature": 0.25, "stop": ["S"]},
     {"maxTokens": 32},
     {"temperature": None, "stop": None},
+    {"model": None},
 )
 #: 1.2: the ``adapters`` map's resolution behaviours (ADAPTERS_ENTRY ``resolve``).
 RESOLVES: Final = (
@@ -318,6 +331,10 @@ class _Builder:
         #: Context registrations that may have been accepted: releasing one between turns is a
         #: runtime-context change (LOOP-RUNTIME-CONTEXT: the cleared marker, a new snapshot).
         self.contexts: list[str] = []
+        #: Whether the loop family's scripts are padded to every request (`_pad_scripts`).
+        self.padded = True
+        #: Each agent's call configuration as created (a new instance may reuse one).
+        self.configs: dict[str, Json] = {}
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -375,7 +392,7 @@ class _Builder:
         else:
             spec["fails"] = "boom"
         if self.chance(15):
-            spec["effects"] = [self.effect()]
+            spec["effects"] = [self.effect() for _ in range(self.between(1, 2))]
         return spec
 
     def effect(self) -> Json:
@@ -529,6 +546,10 @@ class _Builder:
                 self.ops.append(s.render(name))
             elif follow == "context":
                 self.ops.append(s.render_context(name))
+            elif follow == "received":
+                # What a provider or listener was given: its context names the agent only in
+                # an agent's own scope (DESIGN-SCOPED-LAYERS, `registry-1.2`).
+                self.received()
             elif self.has_tools:
                 path: list[str | int] = ["tools", 0, "parameters", "properties"]
                 self.ops.append(s.mutate(name, path, set={"k": {"type": "string"}}))
@@ -559,7 +580,12 @@ class _Builder:
         created, and count: most of what a registry scenario did shows in these observations."""
         for gate in self.closed_gates:
             self.ops.append(s.open_gate(gate))
-        for scope in (None, *self.scopes):
+        scopes = [None, *self.scopes]
+        if self.chance(50):
+            # Innermost first: a provider is first evaluated where a scope may have no layer yet
+            # (PROMPT-ASSEMBLY-PIPELINE: layers created mid-assembly).
+            scopes.reverse()
+        for scope in scopes:
             name = self.fresh("as")
             self.ops += [s.assemble(name, scope=scope), s.render(name), s.render_context(name)]
         self.ops.append(s.counts())
@@ -619,11 +645,20 @@ class _Builder:
             if later and self.chance(10):
                 actions.append({"throws": "decision threw"})
             else:
-                actions.append(lp.after_gate(self.gate(), action) if self.chance(25) else action)
+                # The decision may wait for a gate or for the turn's abort (PROMPT-CANCEL-TEST).
+                waits = self.chance(25)
+                actions.append({"action": action, "waitFor": self.wait()} if waits else action)
         config = dict(self.pick(CALL_CONFIGS))
+        if seeded and self.chance(50):
+            config = self.restarted(self.configs[self.agents[0]])
         refused = later and self.agents and not seeded and self.chance(8)
         if refused:
             config["maxTokens"] = self.pick(BAD_MAX_TOKENS)
+        elif later and self.chance(8):
+            # A route-less agent (PROTOCOL.md 1.2): its builds fail unless a request hook sets
+            # the route (LOOP-REQUEST-BUILD: "no provider or model after the waterfall").
+            config.pop("provider", None)
+            config.pop("model", None)
         options: Json = {
             "model": replies,
             "config": config,
@@ -654,8 +689,53 @@ class _Builder:
             options["seed"] = self.seeded_log()
         if self.chance(20):
             options["parent"] = self.scope("s1")
+        if self.chance(35):
+            self.hold(options)
         self.ops.append(lp.agent(name, **options))
         (self.refused if refused else self.agents).append(name)
+        self.configs[name] = config
+
+    def restarted(self, config: Json) -> Json:
+        """A new instance's configuration over another agent's log: the same one, or the same
+        route with its effort left out or another one (LOOP-REQUEST-BUILD: the effort restored
+        for the same route unless the agent gives its own, the `resume` header)."""
+        config = dict(config)
+        change = self.pick(["same", "no-effort", "effort"])
+        if change == "no-effort":
+            config.pop("reasoningEffort", None)
+        elif change == "effort":
+            config["reasoningEffort"] = self.pick(["low", "max"])
+        return config
+
+    def hold(self, options: Json) -> None:
+        """Make the agent's first request wait, for a gate or for the turn's abort: its stream,
+        its request-error decision, its tool, its `agent/request` hook, its pre-step decision or
+        its model resolution (the last four with loop-1.2), so that what a scenario sends
+        meanwhile (a cancel, a message, a disposal) arrives while the turn is held: every
+        await point PROMPT-CANCEL-TEST and PROMPT-STEP-BOUNDARY speak of."""
+        later = self.has("loop-1.2")
+        where = self.pick(
+            ["stream", "decision"] + (["tool", "hook", "pre-step", "resolution"] if later else [])
+        )
+        if where == "stream":
+            options["model"].insert(0, self.held_stream())
+        elif where == "decision":
+            options["model"].insert(0, lp.fails(self.pick(["SERVER", "RATE_LIMIT"])))
+            action = {"action": self.pick(["retry", "end"]), "waitFor": self.wait()}
+            options["request_error"].insert(0, action)
+        elif where == "tool":
+            options["model"].insert(0, lp.tool_call(self.fresh("c"), "t", '{"a":1}'))
+            options["tools"].insert(0, {**lp.tool_result("r"), "waitFor": self.wait()})
+        elif where == "hook":
+            options["request"] = [{"waitFor": self.wait()}, *(options.get("request") or [])]
+        elif where == "pre-step":
+            decision = {"decision": "default", "waitFor": self.wait()}
+            options["pre_step"] = [decision, *(options["pre_step"] or [])]
+        else:
+            provider = options["config"].get("provider")
+            entry = options.get("adapters", {}).get(provider)
+            if entry is not None:
+                entry["resolve"] = {**entry.get("resolve", {}), "waitFor": self.wait()}
 
     def seeded_log(self) -> Json:
         """An earlier run's log (SEED as events): user messages and runtime-context messages,
@@ -702,6 +782,8 @@ class _Builder:
             return "pass"
         if kind == "throws":
             return {"throws": "hook threw"}
+        if kind == "wait" and self.chance(50):
+            return {"waitFor": self.wait()}  # the proposal as offered, after the wait
         hook: Json = {"set": dict(self.pick(REQUEST_SETS))}
         if kind == "wait":
             hook["waitFor"] = self.wait()
@@ -773,12 +855,14 @@ class _Builder:
         elif meanwhile == "inject":
             self.ops.append(lp.inject(agent, "meanwhile"))
         for gate in list(self.closed_gates):
-            if self.chance(60):
+            if self.chance(80):
                 self.closed_gates.remove(gate)
                 self.ops.append(s.open_gate(gate))
 
     def reply(self) -> Json:
-        kind = self.pick(["answer", "answer", "call", "call", "fails", "partial", "cut", "usage"])
+        kind = self.pick(
+            ["answer", "answer", "call", "call", "fails", "partial", "cut", "usage", "silent"]
+        )
         if kind == "answer":
             return lp.answer(self.pick(["hi", "ok"]))
         if kind == "usage":
@@ -788,10 +872,74 @@ class _Builder:
         if kind == "fails":
             return lp.fails(self.pick(["SERVER", "RATE_LIMIT"]))
         if kind == "partial":
-            return lp.partial("par", wait_gate=self.gate() if self.chance(30) else None)
+            return self.held_stream()
+        if kind == "silent":  # no chunk, no failure: an empty `assistant/message` (ROOT-MODEL)
+            return {"chunks": []}
         answer = lp.answer("cut")
         answer["chunks"][-1] = {"type": "finish", "reason": {"kind": "max-tokens"}}
         return answer
+
+    def held_stream(self) -> Json:
+        """A REPLY that streams one or two text or reasoning blocks (each in one or two deltas,
+        blank ones included, the first maybe ended, maybe a usage chunk) and then waits for the
+        abort or a gate: what a cancel meanwhile interrupts (PROMPT-RETRY-BOUNDARY)."""
+        chunks: list[Json] = []
+        count = self.between(1, 2)
+        for index in range(count):
+            kind = self.pick(["text", "reasoning"])
+            chunks.append({"type": "block-start", "index": index, "blockType": kind})
+            texts = [self.pick(["par", " ", "lo"]) for _ in range(self.between(1, 2))]
+            chunks += [{"type": f"{kind}-delta", "index": index, "text": t} for t in texts]
+            if index < count - 1:
+                block = {"type": kind, "text": "".join(texts)}
+                chunks.append({"type": "block-end", "index": index, "block": block})
+        if self.chance(25):
+            chunks.append({"type": "usage", "usage": {"inputTokens": 3, "outputTokens": 1}})
+        return {"chunks": chunks, "waitFor": self.wait()}
+
+    def held_round(self) -> None:
+        """A turn and, while something in it may wait (a stream, a decision, a resolution, a
+        tool, a hook or a listener, for a gate or for the abort), one to three cancels, messages,
+        counts or an owner disposal; then gates opened, and maybe the next turn
+        (PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY)."""
+        live = self.live_agents()
+        if not live:
+            return
+        agent = self.pick(live)
+        self.ops.append(lp.followup(agent, "go"))
+        for _ in range(self.between(1, 3)):
+            if agent in self.disposed:
+                break
+            meanwhile = self.pick(
+                ["cancel", "cancel", "followup", "steer", "inject", "counts", "dispose"]
+            )
+            if meanwhile == "cancel":
+                self.ops.append(lp.cancel(agent, self.pick(CAUSES)))
+            elif meanwhile in ("followup", "steer"):
+                message = lp.followup if meanwhile == "followup" else lp.steer
+                self.ops.append(message(agent, "meanwhile"))
+            elif meanwhile == "inject" and self.has("loop-1.2"):
+                self.ops.append(lp.inject(agent, "meanwhile"))
+            elif meanwhile == "dispose":
+                self.ops.append(lp.dispose(agent))
+                self.disposed.add(agent)
+            else:
+                self.ops.append(s.counts())
+        for gate in list(self.closed_gates):
+            if self.chance(80):
+                self.closed_gates.remove(gate)
+                self.ops.append(s.open_gate(gate))
+        if agent not in self.disposed and self.chance(50):
+            self.ops.append(lp.followup(agent, "next"))
+
+    def hook_calls(self) -> None:
+        """1.2: what the agent's hooks were asked, for an agent without an ``adapters`` map:
+        every failure its request-error decisions see is then a scripted one, never a
+        `NO_ADAPTER` failure, whose message is the implementation's own (`AVOIDED`); and only
+        when no request goes beyond the script (the same for `SCRIPT_EXHAUSTED`)."""
+        plain = [agent for agent in self.agents if agent not in self.adapter_maps]
+        if plain and self.has("loop-1.2") and self.padded:
+            self.ops.append({"op": "hook-calls", "agent": self.pick(plain)})
 
     def message(self) -> None:
         live = self.live_agents()
@@ -802,8 +950,7 @@ class _Builder:
             self.ops.append(builder(self.pick(live), self.pick(["hello", "more", "2+2?"])))
 
     def request_state(self) -> None:
-        """1.2: the header in force and the last `request/context` (not a `hook-calls`: its
-        failures carry messages, which are free text)."""
+        """1.2: the header in force and the last `request/context`."""
         if self.agents and self.has("loop-1.2"):
             self.ops.append({"op": "request-state", "agent": self.pick(self.agents)})
 
@@ -829,7 +976,9 @@ class _Builder:
     def agent_listener(self) -> None:
         live = self.live_agents()
         if live:
-            self.listen(scope=self.pick(live), gated=True)
+            # Mostly one that holds the turn; with loop-1.2 sometimes one that does not wait
+            # (one that fails then fails an `assemble` op outside a turn as scripted).
+            self.listen(scope=self.pick(live), gated=not (self.has("loop-1.2") and self.chance(20)))
 
     def new_instance(self) -> None:
         """A second agent seeded with the first one's log once that has run a turn, and a turn
@@ -864,9 +1013,12 @@ class _Builder:
         (1, "request_state"),
         (1, "counts"),
         (1, "received"),
-        (1, "assemble"),
+        (2, "assemble"),
+        (1, "await_or_abort"),
         (2, "register_adapter"),
         (2, "stopping_round"),
+        (3, "held_round"),
+        (1, "hook_calls"),
     )
 
     def steps(self, table: tuple[tuple[int, str], ...], most: int, retries: int = 0) -> None:
@@ -1345,7 +1497,7 @@ def _respelled(value: Json) -> Json:
     return value
 
 
-_FOLLOWS: Final = st.lists(st.sampled_from(["render", "context", "mutate"]), max_size=3)
+_FOLLOWS: Final = st.lists(st.sampled_from(["render", "context", "mutate", "received"]), max_size=3)
 FAMILIES: Final = ("registry", "session", "loop", "wire", "http")
 #: The capabilities each family's ops need.
 REQUIRES: Final[dict[str, tuple[str, ...]]] = {
@@ -1363,6 +1515,12 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
     if family in ("registry", "loop") and builder.chance(20):
         builder.configure()
     if family == "registry":
+        if builder.chance(30):
+            # Swarm: a scenario whose texts all render (well-formed references to the variables
+            # it registers first), so that renders get past the malformed ones.
+            builder.texts = RENDERED_TEXTS
+            builder.variable()
+            builder.variable()
         builder.steps(_Builder.REGISTRY_STEPS, 14)
         builder.finish()
     elif family == "session":
@@ -1373,18 +1531,21 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
         http_steps(builder)
     else:
         builder.texts = LOOP_TEXTS
+        # Most scripts get a text answer for every request the scenario can make; the rest
+        # may run beyond their replies (`SCRIPT_EXHAUSTED`, LOOP-REQUEST-ERROR-TEST).
+        builder.padded = not builder.chance(10)
         builder.agent()
         builder.steps(_Builder.LOOP_STEPS, 12, retries=2)
         builder.ops += [lp.observe(agent) for agent in builder.agents]
-        _pad_scripts(builder.ops)
+        if builder.padded:
+            _pad_scripts(builder.ops)
     return [_without_expect(op) for op in builder.ops]
 
 
 def _pad_scripts(ops: list[Json]) -> None:
     """Give each agent a text answer for every request its scenario can make beyond its drawn
     replies (one per turn or step a message opens, tool-call step and retry), so that no
-    request goes beyond the script (`AVOIDED`: what a loop logs for that carries a failure
-    message, which is free text)."""
+    request goes beyond the script: most scenarios' turns then answer instead of failing."""
     for op in ops:
         if op["op"] != "agent":
             continue
