@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -62,11 +61,6 @@ def run_job(outdir: Path, job: str) -> None:
     args += ["--hypothesis-profile", GALLERY, "--case-timeout", str(CASE_TIMEOUT)]
     for contract in contracts.split(","):
         args += ["--contract", contract]
-    # No terminal can interrupt a run (its process group is not the terminal's, `gallery_runs`),
-    # so it needs no Python handler of SIGINT; with the default one, `asyncio.run` (a reference
-    # driver's every case) installs its own and, on removing it, formats the repr of the case's
-    # finished task (the observations) twice: about 5 % of the gallery's CPU.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
     status = 3
     try:
         with open(outdir / f"{driver}.out", "w", encoding="utf-8") as out:
