@@ -53,7 +53,8 @@ def _rooted(definition: str) -> Json:
 
 
 @functools.cache
-def _compiled(definition: str) -> jsonschema_rs.Draft202012Validator:
+def compiled(definition: str) -> jsonschema_rs.Draft202012Validator:
+    """The compiled validator of an answer (a ``$defs`` name), built once per process."""
     return jsonschema_rs.Draft202012Validator(_rooted(definition))
 
 
@@ -71,7 +72,7 @@ def check_answer(message: Json, request: str) -> None:
             f"expected {' or '.join(repr(a) for a in allowed)} in answer to '{request}', "
             f"got {cut(dumps(message))}"
         )
-    if _compiled(kind).is_valid(message):
+    if compiled(kind).is_valid(message):
         return
     where, what = _diagnosis(message, kind)
     raise ProtocolError(
@@ -81,7 +82,7 @@ def check_answer(message: Json, request: str) -> None:
 
 def _diagnosis(message: dict[str, Json], kind: str) -> tuple[str, str]:
     """Where ``message`` breaks the schema and why, as a JSON pointer and a sentence."""
-    first = next(iter(_compiled(kind).iter_errors(message)))
+    first = next(iter(compiled(kind).iter_errors(message)))
     path: list[str | int] = list(first.instance_path)
     observations = message.get("observations")
     if path[:1] == ["observations"] and len(path) > 1 and isinstance(observations, list):

@@ -17,7 +17,7 @@ requirement of the catalog that claims it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, get_args
 
 from ..judge.case import CONTRACT_IDS
@@ -332,11 +332,13 @@ class Report:
 
 
 def _result_json(result: Result) -> dict[str, Any]:
-    """A result as the JSON report holds it: ``ops`` only where there are some."""
-    fields = asdict(result)
-    if fields["ops"] is None:
-        del fields["ops"]
-    return fields
+    """A result as the JSON report holds it, its fields in their order: ``ops`` only where there
+    are some. The values as they are: `dataclasses.asdict` would deep-copy each (the ops of every
+    failed case) only for the encoder to read them once."""
+    found = {field.name: getattr(result, field.name) for field in fields(result)}
+    if found["ops"] is None:
+        del found["ops"]
+    return found
 
 
 #: Outcomes whose reasons the terminal report lists (at most `_IDLE_REASONS` distinct ones).

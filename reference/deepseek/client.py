@@ -142,16 +142,16 @@ class DeepSeekAdapter:
     @contextlib.asynccontextmanager
     async def _http_client(self) -> AsyncIterator[httpx.AsyncClient]:
         """The caller's client as is, or a fresh one closed after the call (with the shared TLS
-        configuration of `_tls_context`)."""
+        configuration of `tls_context`)."""
         if self._client is not None:
             yield self._client
             return
-        async with httpx.AsyncClient(verify=_tls_context()) as client:
+        async with httpx.AsyncClient(verify=tls_context()) as client:
             yield client
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """httpx's default TLS configuration, built once per process: building it loads the whole CA
     bundle (about 40 ms of CPU), which a fresh client would otherwise pay on every request. An
     `ssl.SSLContext` holds no connection state, so every client may share it."""

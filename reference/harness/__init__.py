@@ -69,6 +69,23 @@ CAPABILITY_OPS: Final[tuple[type[Capability], ...]] = (
 Json = Any
 
 
+def _observe(scenario: Scenario, ops: list[Json]) -> list[Json]:
+    """``asyncio.run(scenario.run(ops))``, the observations handed over outside the task's result.
+
+    In the main thread, with Python's own SIGINT handler in place, `asyncio.run` installs one that
+    holds the task; on taking it down, `signal` tries that handler as a `signal.Handlers` member,
+    and the error it catches formats the finished task's repr, its result included. Twice a case,
+    for a loop case's observations (every request) that cost more than the rest of the run.
+    """
+    observations: list[Json] = []
+
+    async def observe() -> None:
+        observations.extend(await scenario.run(ops))
+
+    asyncio.run(observe())
+    return observations
+
+
 class Driver:
     """Answers protocol messages with the reference model."""
 
@@ -93,7 +110,7 @@ class Driver:
             case = message.get("case")
             try:
                 scenario = Scenario(self, CAPABILITY_OPS)
-                observations = asyncio.run(scenario.run(message["scenario"]["ops"]))
+                observations = _observe(scenario, message["scenario"]["ops"])
             except Exception as error:
                 return {"type": "errored", "case": case, "context": _describe(error)}
             return {"type": "observed", "case": case, "observations": observations}

@@ -45,13 +45,18 @@ def import_the_runner() -> None:
     """Import what every run of the runner imports: the plugin, the runner and every test module
     of the suite (found, not listed: a module added to the suite is not imported once per
     child), the requirement catalog the report reads, and the plugins pytest loads at each start
-    (so that pytest neither imports nor rewrites them again in a child)."""
+    (so that pytest neither imports nor rewrites them again in a child). Then build what runs
+    build the same way each time, once per process, so that each child inherits it built: the
+    compiled validators of the protocol's answers (`conformance.harness.validate`, about 20 ms)
+    and the reference DeepSeek client's TLS configuration (about 40 ms, the whole CA bundle)."""
     from _pytest.config import default_plugins
 
     import conformance
     import conformance.run.plugin
     import conformance.run.runner
+    from conformance.harness import validate
     from conformance.requirements import catalog
+    from reference.deepseek import client
 
     for module in pkgutil.iter_modules(conformance.__path__):
         if module.name.startswith("test_"):
@@ -61,6 +66,10 @@ def import_the_runner() -> None:
     for entry in importlib.metadata.entry_points(group="pytest11"):
         entry.load()
     catalog()
+    for answers in validate.ANSWERS.values():
+        for answer in answers:
+            validate.compiled(answer)
+    client.tls_context()
 
 
 def serve() -> int:
