@@ -130,6 +130,29 @@ AVOIDED: Final[tuple[tuple[str, str], ...]] = (
         "an image name `deepseek-v4-flash`, the model the refusal cases use.",
     ),
     (
+        "a tool call whose `function` is not an object, unless the call breaks a stated rule too "
+        "(an `index` that is not an integer, an `id` that is not a string)",
+        'PROMPT-DEEPSEEK-WIRE: the expected chunk shape names tool-call "`id`, `name` and '
+        '`arguments` strings or null" and "`tool_calls` a list of objects each with an integer '
+        '`index`", and says nothing of `function` itself, so whether a string there is malformed '
+        "or skipped is open (the case stream-shape-tool-call-function-not-an-object says so).",
+    ),
+    (
+        "a negative or non-integral cache count (`prompt_cache_hit_tokens`, "
+        "`prompt_tokens_details.cached_tokens`)",
+        'PROMPT-DEEPSEEK-WIRE asks "non-negative integer `prompt_tokens` and `completion_tokens` '
+        '(and integer detail counts when given)": a negative detail count is an integer, and '
+        "whether `prompt_cache_hit_tokens` is a detail count, or is checked when the detail "
+        "wins, is not said. Cache counts are drawn as integers, written `8` or `8.0`.",
+    ),
+    (
+        "content and a tool call in one delta",
+        "PROMPT-DEEPSEEK-WIRE does not say in which order one delta's fields open their blocks "
+        "(PROTOCOL.md's STREAM_CHUNK only ends blocks in opening order), so whether its text "
+        "block or its tool-call block comes first is open; content is drawn beside an empty "
+        "`tool_calls` only.",
+    ),
+    (
         "failure messages in a log (compared as any text)",
         "PROMPT-DEEPSEEK-WIRE's LLM_FAILURE, as PROTOCOL.md restates it: \"Codes are compared; "
         "messages never are\" (a `NO_ADAPTER` failure's message is the implementation's own).",

@@ -36,12 +36,33 @@ from typing import TYPE_CHECKING, Any, Final
 from ..deepseek.loopback import LoopbackServer, Recorded, Scripted
 from ..harness.protocol import Outcome
 from ..harness.transport import Implementation
-from .wire import DELTAS, FINISHES, USAGES
 
 if TYPE_CHECKING:
     from .generate import _Builder
 
 Json = Any
+#: SSE payloads, each one `data:` line's value: the deltas of a stream, its finishes and usages
+#: (well-formed ones: what the wire family draws in its odd shapes, this family reads over HTTP
+#: whole, cut or closed short).
+DELTAS: Final = (
+    '{"choices":[{"delta":{"content":"he"}}]}',
+    '{"choices":[{"delta":{"content":"llo"}}]}',
+    '{"choices":[{"delta":{"content":"\u00e9\U0001f600"}}]}',
+    '{"choices":[{"delta":{"reasoning_content":"th"}}]}',
+    '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"t",'
+    '"arguments":"{\\"a\\""}}]}}]}',
+    '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}',
+)
+FINISHES: Final = (
+    '{"choices":[{"delta":{},"finish_reason":"stop"}]}',
+    '{"choices":[{"delta":{},"finish_reason":"length"}]}',
+    '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
+)
+USAGES: Final = (
+    '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}',
+    '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,'
+    '"prompt_cache_hit_tokens":3,"prompt_cache_miss_tokens":2}}',
+)
 
 #: The ``baseUrl`` of a generated op, replaced by its server's URL when it runs (it matches the
 #: schema's pattern, so a scenario is well-formed as drawn).

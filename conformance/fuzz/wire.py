@@ -1,17 +1,23 @@
 """The ``wire`` family: ops of the ``deepseek-wire`` capability (PROMPT-DEEPSEEK-WIRE).
 
-Each op is a pure function of what it gives, so a scenario is a few independent ops: requests to
-serialize (call configs, every message block kind — images, unknown blocks and system-role
-messages in the history too —, logged fields the wire drops, system, tools, keys to check and
-trim), response bodies cut into byte chunks anywhere or where a decoder can go wrong (inside a
-UTF-8 sequence, between a CR and its LF, at an event's start) and framed by each rule of the
-WHATWG event stream the contract names (LF, CR, CRLF and mixed line ends, comments, `data:` with
-or without its space, data split over lines, other fields, events without data, one or two BOMs),
-holding content, reasoning and tool-call deltas, finish reasons, usage with cache hits and
-details, and payloads of every wrong shape the contract reads (`ODD_PAYLOADS`), and error
-responses (statuses, bodies with and without the quota and context wordings, odd JSON bodies,
-`Retry-After` in seconds, beyond a double's integers and as the three HTTP date forms, under
-any name case, request ids, empty ones too). What their observations are compared on is
+Each op is a pure function of what it gives, so a scenario is independent ops (about a dozen,
+each shrunk away as a whole when it shows nothing): requests to serialize (call configs, every
+message block kind — images, unknown blocks and system-role messages in the history too —,
+histories calling several tools, logged fields the wire drops, system, tools in either order,
+keys to check and trim), response bodies cut into byte chunks anywhere or where a decoder can go
+wrong (inside a UTF-8 sequence, between a CR and its LF, at an event's start) and framed by each
+rule of the WHATWG event stream the contract names (LF, CR, CRLF and mixed line ends, comments,
+`data:` with or without its space, data split over lines, other fields, events without data, one
+or two BOMs),
+holding content (invalid UTF-8 too), reasoning and tool-call deltas (wire index 1 before 0
+too), finish reasons (empty, mixed-case, not strings), usage with cache hits and details (a
+detail of 0 too) and counts in odd forms (`10.0`, `true`, negative, fractional), a padded end
+marker, and at most one payload of a wrong shape at one place of the chunk the contract gives a
+type (`_odd_payload`: whole payloads, `choices`, a choice, `delta`, texts, `tool_calls`, a tool
+call's fields, usage, `NaN` and the infinities); and error responses (statuses, bodies with and
+without the quota and context wordings, odd JSON bodies, `Retry-After` in seconds, beyond a
+double's integers and as the three HTTP date forms, under any name case, against a clock on a
+whole second or within one, request ids, empty ones too). What their observations are compared on is
 `conformance.fuzz.oracles.wire_expectation`: never a failure's message, and a request's body as
 a JSON value, not bytes ("Bodies are compared across implementations as JSON values").
 """
@@ -19,7 +25,10 @@ a JSON value, not bytes ("Bodies are compared across implementations as JSON val
 from __future__ import annotations
 
 import base64
+import json
 from typing import TYPE_CHECKING, Any, Final
+
+from hypothesis import strategies as st
 
 if TYPE_CHECKING:
     from .generate import _Builder
@@ -41,61 +50,49 @@ KEYS: Final = (
     "sk a",
 )
 EFFORTS: Final = (None, "off", "low", "high", "max", "medium")
-#: SSE payloads, each one `data:` line's value: the deltas of a stream, its finishes and usages.
-DELTAS: Final = (
-    '{"choices":[{"delta":{"content":"he"}}]}',
-    '{"choices":[{"delta":{"content":"llo"}}]}',
-    '{"choices":[{"delta":{"content":"\u00e9\U0001f600"}}]}',
-    '{"choices":[{"delta":{"reasoning_content":"th"}}]}',
-    '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"t",'
-    '"arguments":"{\\"a\\""}}]}}]}',
-    '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}',
+#: Texts of content deltas: ASCII, two- to four-byte UTF-8, an invalid byte (U+DCFF stands for the
+#: byte 0xFF, which the decoder reads as U+FFFD).
+TEXTS: Final = ("he", "\u00e9\U0001f600", "llo", "\U0001f600", "a\udcffb")
+#: Finish reasons: the three the contract maps, then the "others" (an error finish whose code is
+#: the reason uppercased, the empty one too), then values that are not strings (malformed).
+FINISH_REASONS: Final = ("stop", "length", "tool_calls")
+OTHER_REASONS: Final = ("", "Stop", "Content_Filter", 1, True, {"kind": "stop"})
+#: Token counts other than a plain integer: one written with a fraction part (the same integer by
+#: value), and ones that are not a count (a boolean, a negative, a fraction).
+ODD_COUNTS: Final = ("float", "float", True, -1, 1.5)
+#: The cache counts' other forms: the contract asks detail counts to be integers, not
+#: non-negative ones, and reads `prompt_cache_hit_tokens` only without the detail (`AVOIDED`).
+SOUND_COUNTS: Final = ("float",)
+#: The constants Python's `json` reads but JSON has not.
+CONSTANTS: Final = (float("nan"), float("inf"), float("-inf"))
+#: Whole payloads that are not a chunk object: JSON of another type, bad JSON (blank ones are a
+#: place of their own in `PLACES`).
+ODD_TEXTS: Final = ("null", "42", '"text"', "true", "[1,2]", "{bad json")
+#: Where `_odd_payload` puts a wrong shape (tool calls have the most rules, so twice).
+PLACES: Final = (
+    "texts",
+    "blank",
+    "choices",
+    "choice",
+    "delta",
+    "text",
+    "tool_calls",
+    "tool_calls",
+    "call",
+    "call",
+    "usage",
+    "constant",
+    "null-delta",
 )
-FINISHES: Final = (
-    '{"choices":[{"delta":{},"finish_reason":"stop"}]}',
-    '{"choices":[{"delta":{},"finish_reason":"length"}]}',
-    '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
-)
-USAGES: Final = (
-    '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}',
-    '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,'
-    '"prompt_cache_hit_tokens":3,"prompt_cache_miss_tokens":2}}',
-)
-#: Payloads of the shapes PROMPT-DEEPSEEK-WIRE reads otherwise than a lenient decoder might: not
-#: a chunk object, `choices` not a list of objects, a `null` tool call or delta, texts that are
-#: not strings, usage without sound counts, empty and mixed-case finish reasons, content beside
-#: an empty `tool_calls`, cache details (zero, alone), a second tool call seen before the first
-#: index, invalid UTF-8 (U+DCFF stands for the byte 0xFF), blank and padded payloads.
-ODD_PAYLOADS: Final = (
-    "null",
-    "42",
-    '"text"',
-    "[1,2]",
-    "{bad json",
-    '{"choices":{"delta":{"content":"b"}}}',
-    '{"choices":[null]}',
-    '{"choices":[{"delta":{"tool_calls":[null]}}]}',
-    '{"choices":[{"delta":{"content":5}}]}',
-    '{"choices":[{"delta":{"reasoning_content":{}}}]}',
-    '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":1}}]}}]}',
-    '{"choices":[],"usage":{}}',
-    '{"choices":[],"usage":"none"}',
-    '{"choices":[],"usage":{"prompt_tokens":-1,"completion_tokens":1}}',
-    '{"choices":[{"delta":{"content":"a"},"finish_reason":""}]}',
-    '{"choices":[{"delta":{"content":"a"},"finish_reason":"Stop"}]}',
-    '{"choices":[{"delta":{},"finish_reason":"Content_Filter"}]}',
-    '{"choices":[{"delta":{"content":"a","tool_calls":[]}}]}',
-    '{"choices":[{"delta":null,"finish_reason":"length"}]}',
-    '{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,'
-    '"prompt_cache_hit_tokens":8,"prompt_tokens_details":{"cached_tokens":0}}}',
-    '{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,'
-    '"prompt_tokens_details":{"cached_tokens":6}}}',
-    '{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c2","function":{"name":"u",'
-    '"arguments":"{}"}}]}}]}',
-    '{"choices":[{"delta":{"content":"a\udcffb"}}]}',
-    "   ",
-    " [DONE] ",
-)
+#: Values of the wrong type at each place of a chunk the contract gives a type (`_odd_payload`).
+ODD_VALUES: Final = {
+    "choices": ({"delta": {"content": "b"}}, {}, 0, "", False),
+    "choice": (None, 5, "a"),
+    "delta": (5, "b", []),
+    "text": (5, {}),
+    "tool_calls": (5, [None], [5]),
+    "index": (None, "0", True, 0.5),
+}
 #: A payload split over two `data:` lines, joined with `\n` by the decoder (a JSON white space).
 SPLIT_PAYLOAD: Final = ('{"choices":[{"delta":', '{"content":"a"}}]}')
 #: Fields other than `data` (ignored), and an event that has no data at all.
@@ -126,38 +123,47 @@ CONFLICTS: Final = (
 )
 #: Retry-After values: seconds (a fraction, an Arabic-Indic digit, beyond 2^53 - 1 milliseconds
 #: but within a double), and HTTP dates past and future in the IMF-fixdate, RFC 850 and asctime
-#: forms.
-RETRY_AFTERS: Final = (
-    "2",
-    "0",
-    "1.5",
-    "\u0663",
-    "9007199254741",
+#: forms, one a second after the clock's whole second (`NOW_MS`).
+SECONDS: Final = ("2", "0", "1.5", "\u0663", "9007199254741")
+DATES: Final = (
     "Wed, 21 Oct 2015 07:28:00 GMT",
     "Fri, 31 Dec 2100 00:00:00 GMT",
     "Monday, 21-Sep-26 14:13:23 GMT",
     "Mon Sep 21 14:13:23 2026",
+    "Tue, 14 Nov 2023 22:13:21 GMT",
 )
+#: The clock of an error response (2023-11-14T22:13:20Z), on a whole second or within one.
 NOW_MS: Final = 1_700_000_000_000
+CLOCKS: Final = (NOW_MS, NOW_MS + 400)
 
 
 def wire_steps(builder: _Builder) -> None:
-    """One to four independent wire ops."""
-    for _ in range(builder.between(1, 4)):
+    """Independent wire ops, about a dozen: each is cheap to run, and a scenario of several
+    tries several shapes at once. They are lists of ops each drawn as a whole (`_op`), so that
+    shrinking deletes the ops that show nothing and keeps the one that does."""
+    ops = st.lists(_op(builder), min_size=1, max_size=8)
+    for group in builder.draw(st.lists(ops, min_size=1, max_size=4)):
+        builder.ops += group
+
+
+@st.composite
+def _op(draw: st.DrawFn, builder: _Builder) -> Json:
+    """One wire op, its draws made through ``draw`` (the op's own span for the shrinker)."""
+    outer, builder.draw = builder.draw, draw
+    try:
         kind = builder.pick(["request", "stream", "stream", "error"])
         if kind == "request":
-            builder.ops.append(
-                {
-                    "op": "deepseek-request",
-                    "request": _request(builder),
-                    "apiKey": builder.pick(KEYS),
-                    "baseUrl": BASE_URL,
-                }
-            )
-        elif kind == "stream":
-            builder.ops.append({"op": "deepseek-stream", "chunks": _chunks(builder)})
-        else:
-            builder.ops.append(_error(builder))
+            return {
+                "op": "deepseek-request",
+                "request": _request(builder),
+                "apiKey": KEYS[0] if builder.chance(40) else builder.pick(KEYS),
+                "baseUrl": BASE_URL,
+            }
+        if kind == "stream":
+            return {"op": "deepseek-stream", "chunks": _chunks(builder)}
+        return _error(builder)
+    finally:
+        builder.draw = outer
 
 
 def _request(builder: _Builder) -> Json:
@@ -179,10 +185,10 @@ def _request(builder: _Builder) -> Json:
     request["messages"] = messages
     if chance(50):
         request["system"] = pick(["", "S"])
-    if chance(40):
+    if chance(60):
         parameters = {"type": "object", "properties": {"b": {"type": "string"}}}
         tools = [{"name": name, "description": "d", "parameters": parameters} for name in "tu"]
-        request["tools"] = pick([[], tools[:1], tools])
+        request["tools"] = pick([[], tools[:1], tools, tools[::-1]])
     if chance(30):
         request["sessionId"] = "s1"
     return request
@@ -233,12 +239,12 @@ def _content(builder: _Builder) -> Json:
         content.append({"type": "reasoning", "text": "th"})
     if builder.chance(70):
         content.append(_text(pick(["ok", ""])))
-    if builder.chance(40):
+    for number in range(1, 1 + (builder.between(1, 2) if builder.chance(50) else 0)):
         content.append(
             {
                 "type": "tool-call",
-                "id": "c1",
-                "name": pick(["t", "u"]),
+                "id": f"c{number}",
+                "name": pick(["u", "t"]),
                 "arguments": pick(["", "{}"]),
             }
         )
@@ -256,13 +262,17 @@ def _chunks(builder: _Builder) -> list[str]:
     pick, chance = builder.pick, builder.chance
     line_end = pick(["\n", "\n", "\r\n", "\r", "mixed"])
     data = "data:" if chance(10) else "data: "
-    payloads = [pick(DELTAS) for _ in range(builder.between(0, 3))]
-    payloads += [pick(FINISHES)] if chance(60) else []
-    payloads += [pick(USAGES)] if chance(30) else []
-    payloads += ["[DONE]"] if chance(85) else []
+    payloads = [_delta(builder) for _ in range(builder.between(0, 3))]
+    payloads += [_finish(builder)] if chance(60) else []
+    payloads += [_json({"choices": [], "usage": _usage(builder)})] if chance(40) else []
+    # The end marker, sometimes padded with spaces (then it is no end marker but bad JSON).
+    payloads += [" [DONE] " if chance(8) else "[DONE]"] if chance(85) else []
     events = [[data + payload] for payload in payloads]
-    for _ in range(builder.between(0, 2) if chance(50) else 0):
-        events.insert(builder.between(0, len(events)), _odd_event(builder, data))
+    # At most one payload of a wrong shape: a second one would end the stream alike on an
+    # implementation that skips the first, hiding that.
+    odd = [[data + _odd_payload(builder)]] if chance(40) else []
+    for event in odd + [_odd_event(builder, data) for _ in range(_some(builder))]:
+        events.insert(builder.between(0, len(events)), event)
     ends = ("\n", "\r\n", "\r")
     text = pick(PREFIXES) if chance(15) else ""
     starts = []
@@ -275,24 +285,142 @@ def _chunks(builder: _Builder) -> list[str]:
     return [base64.b64encode(part).decode("ascii") for part in parts if part] or [""]
 
 
+def _json(value: Json) -> str:
+    """A payload's JSON text; `NaN` and the infinities as Python writes them (not JSON)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _chunk(delta: Json, **choice: Json) -> str:
+    return _json({"choices": [{"delta": delta, **choice}]})
+
+
+def _delta(builder: _Builder) -> str:
+    """A delta chunk: content, reasoning or tool calls; content sometimes beside an empty list of
+    tool calls, which does not hide it."""
+    pick = builder.pick
+    kind = pick(["content", "content", "reasoning", "call", "call"])
+    if kind == "reasoning":
+        return _chunk({"reasoning_content": "th"})
+    if kind == "call":
+        return _chunk({"tool_calls": [_call(builder) for _ in range(builder.between(1, 2))]})
+    delta: Json = {"content": pick(TEXTS)}
+    if builder.chance(15):  # beside an empty list only: beside a call, the blocks' order is open
+        delta["tool_calls"] = []
+    return _chunk(delta)
+
+
+def _call(builder: _Builder) -> Json:
+    """A tool-call delta of wire index 0 or 1 (either may come first): the call's start (id,
+    name, arguments' start) or a continuation (arguments only)."""
+    index = builder.pick([0, 1])
+    if builder.chance(60):
+        function = {"name": builder.pick(["t", "u"]), "arguments": '{"a"'}
+        return {"index": index, "id": f"c{index + 1}", "function": function}
+    return {"index": index, "function": {"arguments": ":1}"}}
+
+
+def _finish(builder: _Builder) -> str:
+    """A finish chunk: a reason the contract maps, or another (`OTHER_REASONS`), sometimes with
+    content, or with a null delta."""
+    pick, chance = builder.pick, builder.chance
+    reason = pick(FINISH_REASONS) if chance(75) else pick(OTHER_REASONS)
+    delta = {} if chance(70) else pick([{"content": "a"}, None])
+    return _chunk(delta, finish_reason=reason)
+
+
+def _usage(builder: _Builder) -> Json:
+    """A usage object: counts, then cache reads as hit and miss counts, as the cached-tokens
+    detail (0 too), or both; a count sometimes in an odd form (`ODD_COUNTS`)."""
+    usage = {"prompt_tokens": _count(builder, 10), "completion_tokens": _count(builder, 2)}
+    cache = builder.pick(["", "hits", "details", "both"])
+    if cache in ("hits", "both"):
+        usage["prompt_cache_hit_tokens"] = _count(builder, 8, SOUND_COUNTS)
+        usage["prompt_cache_miss_tokens"] = 2
+    if cache in ("details", "both"):
+        cached = _count(builder, builder.pick([6, 0]), SOUND_COUNTS)
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    return usage
+
+
+def _count(builder: _Builder, count: int, odd_counts: tuple[Json, ...] = ODD_COUNTS) -> Json:
+    """``count``, or one of ``odd_counts`` (`"float"`: the count written with a fraction part)."""
+    if builder.chance(80):
+        return count
+    odd = builder.pick(odd_counts)
+    return float(count) if odd == "float" else odd
+
+
+def _odd_payload(builder: _Builder) -> str:
+    """A payload that is not a chunk of the expected shape: a whole text that is none
+    (`ODD_TEXTS`), a value of the wrong type at one place (`ODD_VALUES`), a usage that is not
+    an object or lacks its counts, a constant JSON has not in a field the adapter does not read,
+    or a `null` delta (the one wrong-looking value that is allowed)."""
+    pick = builder.pick
+    where = pick(PLACES)
+    if where == "texts":
+        return str(pick(ODD_TEXTS))
+    if where == "blank":
+        return "   "
+    if where == "choices":
+        return _json({"choices": pick(ODD_VALUES["choices"])})
+    if where == "choice":
+        return _json({"choices": [pick(ODD_VALUES["choice"])]})
+    if where == "delta":
+        return _chunk(pick(ODD_VALUES["delta"]))
+    if where == "text":
+        return _chunk({pick(["content", "reasoning_content"]): pick(ODD_VALUES["text"])})
+    if where == "tool_calls":
+        return _chunk({"tool_calls": pick(ODD_VALUES["tool_calls"])})
+    if where == "call":
+        return _chunk({"tool_calls": [_odd_call(builder)]})
+    if where == "usage":
+        return _json({"choices": [], "usage": pick([{}, "none"])})
+    if where == "constant":
+        return _json({"created": pick(CONSTANTS), "choices": []})
+    return _chunk(None, finish_reason="length")
+
+
+def _odd_call(builder: _Builder) -> Json:
+    """A tool call with one field of the wrong type: its index (absent too), id, name or
+    arguments; or a `function` that is not an object beside a wrong index or id (the contract
+    gives `function` no shape of its own: `AVOIDED`)."""
+    call = _call(builder)
+    call["function"] = dict(call["function"])
+    defect = builder.pick(["index", "index", "id", "name", "arguments"])  # four wrong indices
+    if defect in ("index", "id") and builder.chance(50):
+        call["function"] = builder.pick(["f", 3])
+    if defect == "index":
+        index = builder.pick(ODD_VALUES["index"])
+        call.pop("index")
+        call.update({} if index is None else {"index": index})
+    elif defect == "id":
+        call["id"] = 7
+    else:
+        call["function"][defect] = builder.pick(ODD_VALUES["text"])
+    return call
+
+
 def _odd_event(builder: _Builder, data: str) -> list[str]:
     """An event (its lines) of a shape the contract reads otherwise than a lenient decoder:
-    an odd payload, a comment (alone, or inside an event), data split over two lines, fields
+    a comment (alone, or inside an event), data split over two lines, fields
     other than `data` (around data, or alone), a bare `data` line, a BOM at an event's start."""
     pick, chance = builder.pick, builder.chance
-    shape = pick(["odd", "odd", "odd", "comment", "split", "fields", "bare", "bom"])
-    if shape == "odd":
-        return [data + pick(ODD_PAYLOADS)]
+    shape = pick(["comment", "split", "fields", "bare", "bom"])
     if shape == "comment":
-        return [": keep-alive"] if chance(50) else [data + pick(DELTAS), ": c"]
+        return [": keep-alive"] if chance(50) else [data + _delta(builder), ": c"]
     if shape == "split":
         return [data + part for part in SPLIT_PAYLOAD]
     if shape == "fields":
         before, after = OTHER_FIELDS
-        return list(before) if chance(40) else [*before, data + pick(DELTAS), *after]
+        return list(before) if chance(40) else [*before, data + _delta(builder), *after]
     if shape == "bom":  # the BOM's bytes at an event's start: a BOM only at the stream's
-        return ["\ufeff" + data + DELTAS[0]]
+        return ["\ufeff" + data + _chunk({"content": "he"})]
     return ["data"]
+
+
+def _some(builder: _Builder) -> int:
+    """None half the time, else one or two."""
+    return builder.between(1, 2) if builder.chance(50) else 0
 
 
 def _cuts(builder: _Builder, body: bytes, starts: list[int]) -> tuple[list[int], list[int]]:
@@ -302,7 +430,7 @@ def _cuts(builder: _Builder, body: bytes, starts: list[int]) -> tuple[list[int],
     after_cr = [i + 1 for i, byte in enumerate(body[:-1]) if byte == 0x0D]
     cuts = set()
     for _ in range(builder.between(0, 3)):
-        where = builder.pick(["any", "any", "inside", "cr", "event"])
+        where = builder.pick(["any", "inside", "cr", "event"])
         candidates = {"inside": inside, "cr": after_cr, "event": starts}.get(where)
         if candidates:
             cuts.add(builder.pick(candidates))
@@ -316,7 +444,8 @@ def _error(builder: _Builder) -> Json:
     pick, chance = builder.pick, builder.chance
     headers: Json = {}
     if chance(40):
-        headers[pick(["retry-after", "retry-after", "Retry-After"])] = pick(RETRY_AFTERS)
+        value = pick(SECONDS) if chance(50) else pick(DATES)
+        headers[pick(["retry-after", "retry-after", "Retry-After"])] = value
     if chance(40):
         headers[pick(["x-request-id", "x-deepseek-request-id", "X-Request-Id"])] = pick(["r1", ""])
         if chance(30):  # both: `x-request-id`'s value wins, an empty one too
@@ -329,5 +458,5 @@ def _error(builder: _Builder) -> Json:
         "status": status,
         "body": body,
         "headers": headers,
-        "nowMs": NOW_MS,
+        "nowMs": pick(CLOCKS),
     }
