@@ -19,7 +19,6 @@ from typing import Final
 
 import fuzz_runs
 import pytest
-import wrong_impls
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
 from conformance.deepseek.loopback import allow_loopback_sockets
@@ -242,48 +241,42 @@ REACHED: Final = {
     "NonJsonConstantsAccepted": "wire",
     "RetryAfterDateInWholeSeconds": "wire",
     "ToolCallFunctionNotAnObjectSkipped": "wire",
+    "InboxReadBeforeTurnStopping": "loop",
+    "AssembleOpPassesNoAgent": "loop",
+    "FirstConcludedStepEndsTheTurn": "loop",
+    "AdapterOfTheAgentsRoute": "loop",
+    "InterruptedUsageLoggedAsNull": "loop",
+    "ProviderNotComparedForContext": "loop",
+    "ContextWindowNotCompared": "loop",
+    "EffortNeverRestored": "loop",
+    "ResolutionThrowUsesTheProposal": "loop",
+    "InterruptedTextKeepsTheLastDelta": "loop",
+    "InterruptedMessageKeepsBlankText": "loop",
+    "RequestHookWithoutSetThrows": "loop",
+    "RecentlyCalledToolsFirst": "wire",
 }
 
 
 #: The families reach these too, but the scenario that shows each needs several particular steps
 #: in a particular order, and none came up within the fixed number of scenarios of seed 0: what
-#: each needs. A longer `dsh-conformance fuzz` run may find them ("also found by an earlier draft
-#: of the generator": seen found, with the same seed, before the draws were last changed).
-def _departure(name: str) -> str:
-    """The first sentence of a wrong implementation's docstring: what it does wrong."""
-    text = " ".join((getattr(wrong_impls, name).__doc__ or "").split())
-    return text.split(". ")[0].rstrip(".")
-
-
+#: each needs. A longer `dsh-conformance fuzz` run may find them ("found before": seen found,
+#: with the same seed, before the draws were last changed).
 NOT_FOUND_WITHIN_BUDGET: Final = {
-    "InboxReadBeforeTurnStopping": "loop: a turn-stopping hook waiting for a gate, a steer or "
-    "`inject` while it waits, then the gate opened (also found by an earlier draft of the "
-    "generator)",
-    "RequestHookWithoutSetThrows": "loop: a REQUEST_HOOK object with `waitFor` only, for a gate "
-    "opened later, in a turn that gets to its request build (drawn, not found by seed 0)",
     "ListenerFailureUnscripted": "loop: a LISTENER with `fails` (generation adds one to a "
     "listener 1 time in 12, loop-1.2 only), then an `assemble` op it rejects outside a turn "
     "(inside one any throw ends the turn UNKNOWN alike)",
     "HookCallsProposeNothing": "loop: a context registered before a turn, then `hook-calls`, "
     "whose `proposed` is the snapshot",
-    "AssembleOpPassesNoAgent": "loop: an `assemble` op in an agent's own scope with a provider "
-    "there that records its calls, then `received` of that provider",
     "SentAfterCancelForTheNextStep": "loop: a cancel, then a follow-up while the cancelled turn "
     "settles, and the next turn's claimed messages",
     "RequestErrorTurnMixedUp": "loop: a request-error decision recorded on a turn whose number "
     "differs from its step's (turn 2 or later, step 1 is not enough)",
     "EmptyDecisionStopsTheDriver": "loop: an empty pre-step decision ending a turn after a later "
     "step claimed its messages, with a follow-up queued meanwhile",
-    "FirstConcludedStepEndsTheTurn": "loop: a multi-step turn whose last step ends differently "
-    "from its first (a tool round trip, then a max-tokens finish)",
     "RestoredEffortWins": "loop: a second agent with a `reasoningEffort` of its own over a log "
     "whose header holds another, explicit effort for the same route",
-    "AdapterOfTheAgentsRoute": "loop: an `adapters` map of two providers with different defaults "
-    "or context windows and an `agent/request` hook switching to the second provider",
     "ResolutionWithoutTheTurnSignal": "loop: a resolution that waits for the abort, then a cancel "
     "while it waits",
-    "InterruptedUsageLoggedAsNull": "loop: a reply that streams text and a usage chunk, then "
-    "waits for the abort; a follow-up and a cancel while it waits",
     "DisposesTheScopeAtOnce": "loop: a registration in the agent's scope, a gated listener there, "
     "a follow-up, `dispose-agent`, then `counts` or an assembly there before the gate opens",
     "VariableTablesWithoutGenerations": "registry: a variable provider whose first evaluation "
@@ -293,39 +286,15 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "SectionMapsFromLayersAtStart": "registry: a variable provider whose first evaluation "
     "registers a section into a scope that has no layer yet, assembled in that scope (also "
     "found by an earlier draft of the generator)",
-    "EffortNeverRestored": "loop: a turn with a `reasoningEffort`, then a second agent seeded "
-    "with its log on the same route without one, and its turn (also found by an earlier draft)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "InterruptedMessageKeepsBlankText": "loop: a stream whose text is only whitespace, cancelled "
-    "before its finish",
-    "InterruptedTextKeepsTheLastDelta": "loop: a text block cut into two or more deltas, "
-    "cancelled before its finish",
     "EmptyDecisionWithoutAList": "loop: an `empty` pre-step decision at a step the loop opens "
     "anyway (the continuation after a tool round trip), then `observe` (found before this round's "
     "loop shapes)",
-    "ProviderNotComparedForContext": "loop: an `agent/request` hook switching the provider alone "
-    "(same model and context window), then `observe` (found before this round's loop shapes)",
-    "ResolutionThrowUsesTheProposal": "loop: an `adapters` map whose resolution throws "
-    "(`resolve.throws`), followed up, then `observe` (found before this round's loop shapes)",
-    "ContextWindowNotCompared": "loop: a second agent seeded with the first one's log on the same "
-    "route with another adapter context window, and its turn (found before this round's loop "
-    "shapes)",
     "ClaimsFollowupsAtEveryStep": "loop: a multi-step turn (a tool round trip, or a steer while "
     "step 1 is held) with a follow-up queued before its second step (found before this round's "
     "loop shapes)",
 }
-#: The DeepSeek adapter's wrong implementations the wire family reaches (their intended cases are
-#: `deepseek-wire` ops) but does not find within the budget: each needs one particular byte
-#: sequence, header value or message shape, the departure its docstring names.
-#: RecentlyCalledToolsFirst needs a request with a valid key and effort, two tools, and a history
-#: that calls the second but not the first (found by an earlier draft of the generator, under
-#: PROMPT-DEEPSEEK-WIRE: the body's `tools` out of the request's order).
-_WIRE_NOT_FOUND: Final = ("RecentlyCalledToolsFirst",)
-NOT_FOUND_WITHIN_BUDGET.update(
-    (name, f"wire: a request, body or error response that shows this: {_departure(name)}")
-    for name in _WIRE_NOT_FOUND
-)
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
     "ListenersGetNoAgent": (
@@ -440,6 +409,31 @@ FOUND_UNDER: Final = {
         "the smallest case shows it in the log: a stream that yields no chunk must be answered by "
         "an empty `assistant/message` (`sourceEventSeqs: []`), which is missing (a `step/end` "
         "comes in its place), and the log comparison files that event under ROOT-MODEL",
+    ),
+    "InterruptedTextKeepsTheLastDelta": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: an `assistant/message` assembled from a text "
+        "block of two deltas that never got its `block-end` holds only the last delta (`par` for "
+        "`parpar`), which the log comparison files under ROOT-MODEL",
+    ),
+    "InterruptedMessageKeepsBlankText": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: the interrupted `assistant/message` of a "
+        "cancelled stream keeps a text block holding only a space beside the one with text, "
+        "which the log comparison files under ROOT-MODEL",
+    ),
+    "RequestHookWithoutSetThrows": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the log: the hook object that only waits throws, so the "
+        "build fails and the turn's `request/header` is missing (a `step/end` comes in its "
+        "place; the request-error decision is not asked either), and the log comparison files "
+        "that event under ROOT-MODEL",
+    ),
+    "RecentlyCalledToolsFirst": (
+        "PROMPT-DEEPSEEK-WIRE",
+        "one request whose history calls the second of two tools shows it in that request's "
+        "body (`tools` out of the request's order), which the wire comparison judges; "
+        "PROMPT-CACHE-E2E judges the same departure over two live requests",
     ),
 }
 #: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
