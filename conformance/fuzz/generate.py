@@ -1,6 +1,6 @@
 """Hypothesis strategies for whole scenarios: op sequences over the protocol's ops.
 
-Four families, each a strategy of op lists (`scenarios`); the ops of protocols 1.2 and 1.3 are
+Five families, each a strategy of op lists (`scenarios`); the ops of protocols 1.2 and 1.3 are
 drawn only when both implementations declare their capability (`EXTENDS`):
 
 - ``registry``: scopes, the five kinds of registration in any layer, releases, scope disposal,
