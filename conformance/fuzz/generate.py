@@ -346,6 +346,8 @@ class _Builder:
         self.has_tools = False
         #: Section and context texts: in a loop, mostly ones that render, so that turns run.
         self.texts: tuple[str, ...] = TEXTS
+        #: The chance (percent) that a provider's first evaluation edits the registry.
+        self.effects = 15
         #: 1.3: per agent created with ``adapters``, the providers that have one so far (a
         #: `register-adapter` is drawn only for a provider that has none).
         self.adapter_maps: dict[str, set[str]] = {}
@@ -414,7 +416,7 @@ class _Builder:
             spec["sequence"] = [self.pick(values), self.pick(values)]
         else:
             spec["fails"] = "boom"
-        if self.chance(15):
+        if self.chance(self.effects):
             spec["effects"] = [self.effect() for _ in range(self.between(1, 2))]
         return spec
 
@@ -1544,6 +1546,10 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
             builder.texts = RENDERED_TEXTS
             builder.variable()
             builder.variable()
+        if builder.chance(25):
+            # Swarm: most providers edit the registry (register or release) when an assembly
+            # first evaluates them, so that a scenario holds several mid-assembly edits.
+            builder.effects = 70
         builder.steps(_Builder.REGISTRY_STEPS, 14)
         builder.finish()
     elif family == "session":

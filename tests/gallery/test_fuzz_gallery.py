@@ -254,6 +254,7 @@ REACHED: Final = {
     "InterruptedMessageKeepsBlankText": "loop",
     "RequestHookWithoutSetThrows": "loop",
     "RecentlyCalledToolsFirst": "wire",
+    "SectionMapsFromLayersAtStart": "registry",
 }
 
 
@@ -283,9 +284,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "releases the last variable of a layer and registers another there",
     "ToolProvidersFromLayersAtStep3": "registry: a variable provider whose first evaluation "
     "registers a tool provider into a scope that has no layer yet, assembled in that scope",
-    "SectionMapsFromLayersAtStart": "registry: a variable provider whose first evaluation "
-    "registers a section into a scope that has no layer yet, assembled in that scope (also "
-    "found by an earlier draft of the generator)",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
     "EmptyDecisionWithoutAList": "loop: an `empty` pre-step decision at a step the loop opens "
