@@ -14,11 +14,14 @@ import pprint
 import re
 from typing import Any, Final
 
-from ..judge.case import CONTRACT_IDS, Case
+from ..harness.protocol import Outcome
+from ..harness.transport import Implementation
+from ..judge.case import CONTRACT_IDS, Case, mismatches
 from ..judge.jsontext import dumps
 from ..judge.logview import LoopView, matches
-from .engine import Divergence
+from .engine import Divergence, run_scenario
 from .generate import REQUIRES
+from .oracles import self_check
 
 Json = Any
 
@@ -244,3 +247,15 @@ def python_source(case: Case) -> str:
         f"    ops=tuple({ops}),\n"
         ")\n"
     )
+
+
+def replayed(impl: Implementation, case: Case, family: str) -> tuple[Outcome, list[str]]:
+    """``impl``'s outcome on a written case, run as its family's scenarios run (the http family's
+    inside its loopback servers), and what the suite's comparison and self-check find wrong with
+    it: nothing unless the outcome is ``observed``, which the caller reads as it must."""
+    ops = list(case.scenario()["ops"])
+    outcome = run_scenario(impl, family, ops, case.id)
+    if outcome.kind != "observed":
+        return outcome, []
+    found = mismatches(case, outcome.observations)
+    return outcome, found + [text for *_, text in self_check(ops, outcome.observations)]

@@ -24,13 +24,12 @@ from pathlib import Path
 
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz, run_scenario
-from ..fuzz.found import as_case, python_source
+from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz
+from ..fuzz.found import as_case, python_source, replayed
 from ..fuzz.generate import FAMILIES
-from ..fuzz.oracles import self_check
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
 from ..harness.transport import Implementation, in_process, load_implementation
-from ..judge.case import Case, mismatches
+from ..judge.case import Case
 from ..judge.jsontext import dumps
 from .catalog import exported_case, file_name
 
@@ -196,15 +195,10 @@ def _write(files: dict[Path, str]) -> None:
 
 
 def _replay(impl: Implementation, case: Case, family: str) -> list[str]:
-    """What the case finds wrong with ``impl``: the suite's comparison and the self-check (run
-    as its family's scenarios run: the http family's inside its loopback servers)."""
-    ops = list(case.scenario()["ops"])
-    outcome = run_scenario(impl, family, ops, case.id)
-    if outcome.kind != "observed":
-        return [f"{outcome.kind}: {outcome.reason}"]
-    return mismatches(case, outcome.observations) + [
-        text for *_, text in self_check(ops, outcome.observations)
-    ]
+    """What the case finds wrong with ``impl`` (`replayed`); an outcome that is not observed is
+    one line naming it."""
+    outcome, found = replayed(impl, case, family)
+    return found if outcome.kind == "observed" else [f"{outcome.kind}: {outcome.reason}"]
 
 
 def _summary(run: Run, impl: str, against: str) -> None:

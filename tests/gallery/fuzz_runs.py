@@ -31,11 +31,10 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.fuzz.engine import Run, fuzz, run_scenario
-from conformance.fuzz.found import as_case
-from conformance.fuzz.oracles import self_check
+from conformance.fuzz.engine import Run, fuzz
+from conformance.fuzz.found import as_case, replayed
 from conformance.harness.transport import Implementation, load_implementation
-from conformance.judge.case import Case, mismatches
+from conformance.judge.case import Case
 
 GALLERY: Final = Path(__file__).parent
 SEED: Final = 0
@@ -78,14 +77,11 @@ def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
 
 
 def problems(impl: Implementation, case: Case, family: str = "") -> list[str]:
-    """What the suite's own comparison and self-checks find when ``impl`` runs ``case``, run as
-    ``family``'s scenarios run (`run_scenario`: the http family's inside loopback servers)."""
-    ops = list(case.scenario()["ops"])
-    outcome = run_scenario(impl, family, ops, case.id)
+    """What the suite's own comparison and self-checks find when ``impl`` runs ``case``
+    (`replayed`); a replay that is not observed is no verdict of the gallery's."""
+    outcome, found = replayed(impl, case, family)
     assert outcome.kind == "observed", outcome.reason
-    return mismatches(case, outcome.observations) + [
-        text for *_, text in self_check(ops, outcome.observations)
-    ]
+    return found
 
 
 def verdict(driver: str, family: str) -> Verdict:
