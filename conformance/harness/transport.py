@@ -469,7 +469,10 @@ def load_implementation(
     if in_process(spec):
         spec = _DRIVERS.get(spec, spec)
         if isolated:
-            driver_of(spec)  # a spec that cannot be loaded is refused here, not in the child
+            # A spec that cannot be loaded is refused here, not in the child; the driver is
+            # not built here, so one that patches a module at construction patches only the
+            # child's.
+            _driver_target(spec)
             code = (
                 f"import sys; sys.path[:0] = {sys.path!r}; "
                 f"from conformance.harness.isolated import main; main({spec!r})"
@@ -496,14 +499,20 @@ def in_process(spec: str) -> bool:
 
 def driver_of(spec: str) -> Any:
     """The driver ``module:attr`` names: the object, or an instance of the class."""
+    target = _driver_target(spec)
+    return target() if isinstance(target, type) else target
+
+
+def _driver_target(spec: str) -> Any:
+    """What ``module:attr`` names, imported but not instantiated: an object or a class with a
+    ``handle(message)`` method."""
     module_name, attribute = spec.split(":")
     target: Any = importlib.import_module(module_name)
     for part in attribute.split("."):
         target = getattr(target, part)
-    driver = target() if isinstance(target, type) else target
-    if not callable(getattr(driver, "handle", None)):
-        raise TypeError(f"{spec}: {driver!r} has no handle(message) method")
-    return driver
+    if not callable(getattr(target, "handle", None)):
+        raise TypeError(f"{spec}: {target!r} has no handle(message) method")
+    return target
 
 
 def _which(program: str) -> str:

@@ -358,6 +358,19 @@ class _RaisingDriver(Driver):
         return super().handle(message)
 
 
+#: Appended to by each `_ConstructionPatches` built in this process.
+CONSTRUCTED: list[str] = []
+
+
+class _ConstructionPatches(Driver):
+    """A driver that changes a module of the process it is built in (as a gallery entry that
+    patches the reference model does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        CONSTRUCTED.append("built")
+
+
 class _SleepingDriver(Driver):
     def handle(self, message):  # type: ignore[no-untyped-def]
         if message["type"] == "run" and message["case"] == "sleep":
@@ -403,6 +416,17 @@ class TestLoadImplementation:
     def test_an_object_without_handle_is_refused(self) -> None:
         with pytest.raises(TypeError, match="has no handle"):
             load_implementation("reference.render:SECTION_JOINER")
+
+    def test_an_isolated_driver_is_built_only_in_its_own_process(self) -> None:
+        CONSTRUCTED.clear()
+        impl = load_implementation(f"{__name__}:_ConstructionPatches", isolated=True)
+        try:
+            assert impl.handshake().capabilities  # built and answering, in the child
+            assert CONSTRUCTED == []
+        finally:
+            impl.close()
+        load_implementation(f"{__name__}:_ConstructionPatches").close()
+        assert CONSTRUCTED == ["built"]  # in process it is built here
 
     def test_a_command_line_is_split_like_a_shell(self) -> None:
         impl = load_implementation(f"{sys.executable} {BROKEN} 'crash' 2")
