@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from .cases.deepseek import WIRE
 from .deepseek.deepseek_http import HttpCase
 from .deepseek.http_rules import ALL_HTTP_CASES
 from .deepseek.loopback import LoopbackServer, allow_loopback_sockets
@@ -20,11 +19,22 @@ def loopback_only() -> None:
 
 @pytest.mark.parametrize(
     "http_case",
-    [pytest.param(case, id=case.id, marks=pytest.mark.contract(*WIRE)) for case in ALL_HTTP_CASES],
+    [
+        pytest.param(case, id=case.id, marks=pytest.mark.contract(*case.contracts))
+        for case in ALL_HTTP_CASES
+    ],
 )
 @pytest.mark.usefixtures("loopback_only")
 def test_deepseek_http(impl: Implementation, http_case: HttpCase) -> None:
     """The adapter over real HTTP to the suite's loopback server yields the expected chunks."""
+    __tracebackhide__ = True
+    check_http(impl, http_case)
+
+
+def check_http(impl: Implementation, http_case: HttpCase) -> None:
+    """Run ``http_case`` on ``impl`` against one loopback server and fail the current test
+    unless the chunks observed and what reached the server are as expected (`check`, then
+    `HttpCase.sent_problems`)."""
     __tracebackhide__ = True
     require_capabilities(impl, ("deepseek-http",))
     with LoopbackServer(http_case.responses()) as server:

@@ -5,7 +5,10 @@ HTTP adapter to the suite's loopback server (`conformance.deepseek.loopback`), w
 the scripted response and records what arrived. Two things are judged: the stream chunks the
 implementation observed (as for ``deepseek-stream``), and the recorded requests — `POST
 /chat/completions`, the three contractual headers, and the body parsed from the bytes that arrived,
-compared as a JSON value with key order. Expectations are worked out by hand from CONTRACTS.md.
+compared as a JSON value with key order; an exchange may also require pieces of the raw body,
+and that its body's serialized messages extend the previous exchange's byte for byte. Expectations
+are worked out by hand from CONTRACTS.md; a case `dsh-conformance fuzz` writes for its ``http``
+family is an `HttpCase` too, a draft (`conformance.fuzz.found.http_case`).
 """
 
 from __future__ import annotations
@@ -34,9 +37,12 @@ from ..cases.deepseek import (
     user,
     wire_request,
 )
-from ..judge.case import Case
+from ..harness.protocol import Outcome
+from ..harness.transport import Implementation
+from ..judge.case import Case, mismatches
+from ..judge.prefix_stability import prefix_problems
 from ..judge.wire_compare import compare_request
-from .loopback import Recorded, Scripted
+from .loopback import LoopbackServer, Recorded, Scripted
 
 Json = Any
 REQUIRES: Final = ("deepseek-http",)
@@ -48,7 +54,11 @@ class Exchange:
     """One request: what the implementation is asked to send, what the server answers, the body
     that must arrive (``None``: nothing may be sent), and the stream it must observe.
     ``sent_bytes`` are pieces of JSON text the raw body must contain, for the rules about how the
-    body is written rather than what it means (a lone surrogate's escape)."""
+    body is written rather than what it means (a lone surrogate's escape). ``extends_previous``:
+    the request is the one before it with its history grown, so its body's serialized messages
+    must extend that request's byte for byte ("Byte identity is required between consecutive
+    requests of one implementation", PROMPT-DEEPSEEK-WIRE; PROMPT-CACHE-E2E's prefix stability,
+    judged by `conformance.judge.prefix_stability`); the exchange before it reaches the server."""
 
     request: Json
     response: Scripted
@@ -56,13 +66,18 @@ class Exchange:
     stream: Json
     api_key: str = KEY
     sent_bytes: tuple[bytes, ...] = ()
+    extends_previous: bool = False
 
 
 @dataclass(frozen=True)
 class HttpCase:
+    """``contracts``: the contract IDs the case checks (PROMPT-DEEPSEEK-WIRE's, unless a case
+    says otherwise: a found case's are those of the rule it broke)."""
+
     id: str
     why: str
     exchanges: tuple[Exchange, ...]
+    contracts: tuple[str, ...] = WIRE
 
     def responses(self) -> list[Scripted]:
         return [exchange.response for exchange in self.exchanges if exchange.sent is not None]
@@ -79,7 +94,20 @@ class HttpCase:
             }
             for exchange in self.exchanges
         )
-        return Case(id=self.id, contracts=WIRE, why=self.why, ops=ops, requires=REQUIRES)
+        return Case(id=self.id, contracts=self.contracts, why=self.why, ops=ops, requires=REQUIRES)
+
+    def played(self, impl: Implementation) -> tuple[Outcome, list[str]]:
+        """``impl``'s outcome on the case against one loopback server, and what is wrong with
+        it: the chunks observed (the suite's comparison) and what reached the server
+        (`sent_problems`); nothing unless the outcome is ``observed``. What
+        ``test_deepseek_http`` judges, for a caller outside a test (`conformance.fuzz.found`)."""
+        with LoopbackServer(self.responses()) as server:
+            case = self.case(server.base_url)
+            outcome = impl.run(case.id, case.sent_scenario())
+            recorded = server.recorded
+        if outcome.kind != "observed":
+            return outcome, []
+        return outcome, mismatches(case, outcome.observations) + self.sent_problems(recorded)
 
     def sent_problems(self, recorded: list[Recorded]) -> list[str]:
         """How the requests that reached the server differ from the expected ones."""
@@ -87,12 +115,19 @@ class HttpCase:
         if len(recorded) != len(expected):
             return [f"expected {len(expected)} request(s) to reach the server, got {len(recorded)}"]
         problems = []
+        previous = b""
         for number, (exchange, got) in enumerate(zip(expected, recorded, strict=True), start=1):
             problems += [
                 f"request {number}: the raw body does not contain {piece.decode()}"
                 for piece in exchange.sent_bytes
                 if piece not in got.body
             ]
+            if exchange.extends_previous:
+                problems += [
+                    f"requests {number - 1} and {number} (1 and 2 below): {problem}"
+                    for problem in prefix_problems([previous, got.body])
+                ]
+            previous = got.body
             try:
                 sent_body = json.loads(got.body)
             except ValueError:

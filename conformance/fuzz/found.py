@@ -5,6 +5,13 @@ observations in the cases' view), so the case fails on the implementation for th
 found; the contract IDs are those of the rule it broke (`contracts_of`). The expectations come
 from another implementation, so a case is a draft: the suite's rule is that expected values are
 worked out by hand from CONTRACTS.md, and the README says how to make a draft permanent.
+
+An ``http`` scenario runs inside loopback servers the suite starts (`conformance.fuzz.http`), so
+its draft is written as the suite's own HTTP cases are (`http_case`: an `HttpCase` of
+`conformance.deepseek.deepseek_http`, which ``test_deepseek_http`` runs against its loopback
+server), and replayed that way too. The export format cannot express it (its runners have no
+loopback server: the suite's HTTP tests are among those it does not export), and the written file
+says so.
 """
 
 from __future__ import annotations
@@ -12,13 +19,16 @@ from __future__ import annotations
 import hashlib
 import pprint
 import re
+import textwrap
 from typing import Any, Final
 
+from ..deepseek.deepseek_http import Exchange, HttpCase
 from ..harness.protocol import Outcome
 from ..harness.transport import Implementation
 from ..judge.case import CONTRACT_IDS, Case, mismatches
 from ..judge.jsontext import dumps
 from ..judge.logview import LoopView, matches
+from . import http
 from .engine import Divergence, run_scenario
 from .generate import REQUIRES
 from .oracles import self_check
@@ -208,7 +218,7 @@ def as_case(divergence: Divergence, *, impl: str, against: str, seed: int) -> Ca
     why = (
         f"Found by `dsh-conformance fuzz --seed {seed}`: {impl} against {against}: "
         f"{problems[:600]}. DRAFT: the expectations are {against}'s observations; work each one "
-        "out by hand from CONTRACTS.md before adding this case to conformance/cases/."
+        "out by hand from CONTRACTS.md before adding this case to the suite."
     )
     requires = tuple(dict.fromkeys(divergence.requires or REQUIRES[divergence.family]))
     return Case(
@@ -220,25 +230,114 @@ def as_case(divergence: Divergence, *, impl: str, against: str, seed: int) -> Ca
     )
 
 
-#: An ``http`` case runs inside loopback servers: it becomes an `HttpCase`, not a `Case`.
-_HTTP_NOTE: Final = (
-    "\nOver HTTP (`deepseek-http`): each op's `response` and the `loopback-received` op after it\n"
-    "become an `Exchange` of an `HttpCase` in conformance/deepseek/http_rules.py (the response a\n"
-    "`Scripted`, the `loopback-received` expectation its `sent`)."
+#: A lone surrogate: a high one not followed by a low one, or a low one not after a high one.
+_LONE_SURROGATE: Final = re.compile(
+    "[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]"
 )
 
 
-def python_source(case: Case) -> str:
-    """The case as Python, in the form of the modules of `conformance.cases` (for an ``http``
-    case, what to make of it as a `deepseek-http` case)."""
-    http = "deepseek-http" in case.requires
-    ops = pprint.pformat(list(case.ops), indent=1, width=100, sort_dicts=False)
+def http_case(case: Case) -> HttpCase:
+    """An ``http`` draft (`as_case`) as the suite's HTTP cases are written: each ``deepseek-http``
+    op and the ``loopback-received`` op after it become an `Exchange`: the op's raw ``response``
+    its `Scripted` response, the stream it expects its ``stream``, and what is expected to have
+    reached that exchange's server its ``sent`` (``None``: nothing). What the fuzz self-check
+    judges in the raw bytes becomes the exchange's own checks: each lone surrogate of the body
+    expected as its lowercase escape (``sent_bytes``), and a request that grows the one before
+    it extending that one's serialized messages (``extends_previous``). The case runs against one
+    loopback server, whose responses go to the requests that reach it in order: the same
+    responses, since an exchange whose request is refused consumes none (``responses``)."""
+    ops = list(case.ops)
+    exchanges: list[Exchange] = []
+    for index, op in enumerate(ops):
+        if op["op"] != "deepseek-http":
+            continue
+        following = ops[index + 1] if index + 1 < len(ops) else {}
+        if following.get("op") != http.RECEIVED:
+            raise ValueError(f"op #{index} of {case.id} is not followed by a {http.RECEIVED} op")
+        arrived = following["expect"]
+        if arrived.get("received", 1) == 0:
+            sent = None
+        elif "request" in arrived:
+            sent = arrived["request"]
+        else:
+            raise ValueError(f"{case.id}: {arrived} cannot be an exchange's `sent`")
+        before = exchanges[-1] if exchanges else None
+        extends = (
+            sent is not None
+            and before is not None
+            and before.sent is not None
+            and http.grown(before.request, op["request"])
+        )
+        exchange = Exchange(
+            request=op["request"],
+            response=http.scripted(op["response"]),
+            sent=sent,
+            stream=op["expect"],
+            api_key=op["apiKey"],
+            sent_bytes=_lone_escapes(sent["body"]) if sent is not None else (),
+            extends_previous=extends,
+        )
+        exchanges.append(exchange)
+    return HttpCase(id=case.id, why=case.why, exchanges=tuple(exchanges), contracts=case.contracts)
+
+
+def _lone_escapes(value: Json) -> tuple[bytes, ...]:
+    """The escape of each lone surrogate in ``value``'s strings, as PROMPT-DEEPSEEK-WIRE has the
+    body write it: "a lone surrogate in any string is written as the escape `\\udXXX`
+    (lowercase hex)"."""
+    found: dict[bytes, None] = {}
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
+        elif isinstance(item, str):
+            found.update(
+                (f"\\u{ord(match.group()):04x}".encode(), None)
+                for match in _LONE_SURROGATE.finditer(item)
+            )
+    return tuple(sorted(found))
+
+
+#: What a written case's header says of where it goes.
+_DRAFT: Final = (
+    "A draft case written by `dsh-conformance fuzz`: move it into {where} once every expectation "
+    'is worked out by hand from CONTRACTS.md (see the README, "Generated scenarios").'
+)
+#: Why an ``http`` case is written without its export.
+NOT_EXPORTED: Final = (
+    "The export format cannot express an HTTP case: a runner of the export has no loopback server "
+    "to play the scripted responses back and record what reached it (the suite's HTTP tests are "
+    "among those `export-cases` lists as not exported), so no .json is written."
+)
+
+
+def http_source(case: HttpCase) -> str:
+    """An `HttpCase` as Python, in the form of conformance/deepseek/http_rules.py's cases."""
+    where = "the `RULE_CASES` list of conformance/deepseek/http_rules.py"
     return (
-        '"""A draft case written by `dsh-conformance fuzz`: move it into the `CASES` list of\n'
-        "the module of conformance/cases/ for its contract once every expectation is worked out\n"
-        'by hand from CONTRACTS.md (see the README, "Generated scenarios").'
-        f'{_HTTP_NOTE if http else ""}"""\n\n'
-        "from conformance.judge.case import Case\n\n"
+        _header(where, NOT_EXPORTED)
+        + "from conformance.deepseek.deepseek_http import Exchange, HttpCase\n"
+        "from conformance.deepseek.loopback import Scripted\n\n"
+        f"CASE = {pprint.pformat(case, width=100, sort_dicts=False)}\n"
+    )
+
+
+def _header(where: str, *more: str) -> str:
+    """A written case's docstring: where it goes, then ``more`` paragraphs."""
+    paragraphs = [_DRAFT.format(where=where), *more]
+    text = "\n\n".join(textwrap.fill(paragraph, 96) for paragraph in paragraphs)
+    return f'"""{text}"""\n\n'
+
+
+def python_source(case: Case) -> str:
+    """The case as Python, in the form of the modules of `conformance.cases`."""
+    ops = pprint.pformat(list(case.ops), indent=1, width=100, sort_dicts=False)
+    where = "the `CASES` list of the module of conformance/cases/ for its contract"
+    return (
+        _header(where) + "from conformance.judge.case import Case\n\n"
         "CASE = Case(\n"
         f"    id={case.id!r},\n"
         f"    contracts={case.contracts!r},\n"
@@ -250,9 +349,12 @@ def python_source(case: Case) -> str:
 
 
 def replayed(impl: Implementation, case: Case, family: str) -> tuple[Outcome, list[str]]:
-    """``impl``'s outcome on a written case, run as its family's scenarios run (the http family's
-    inside its loopback servers), and what the suite's comparison and self-check find wrong with
-    it: nothing unless the outcome is ``observed``, which the caller reads as it must."""
+    """``impl``'s outcome on a written case, run as its family's scenarios run, and what the
+    suite's comparison and self-check find wrong with it: nothing unless the outcome is
+    ``observed``, which the caller reads as it must. An ``http`` case is run as it is written, an
+    `HttpCase` against the suite's loopback server (`HttpCase.played`)."""
+    if family == "http":
+        return http_case(case).played(impl)
     ops = list(case.scenario()["ops"])
     outcome = run_scenario(impl, family, ops, case.id)
     if outcome.kind != "observed":

@@ -220,7 +220,8 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _scripted(response: Json) -> Scripted:
+def scripted(response: Json) -> Scripted:
+    """An op's raw ``response`` as the loopback server's `Scripted`."""
     return Scripted(
         status=response["status"],
         headers=tuple((name, value) for name, value in response["headers"]),
@@ -248,7 +249,7 @@ def run(impl: Implementation, case_id: str, ops: list[Json]) -> Outcome:
             if op["op"] == RECEIVED:
                 continue
             if op["op"] == "deepseek-http":
-                server = stack.enter_context(LoopbackServer([_scripted(op["response"])]))
+                server = stack.enter_context(LoopbackServer([scripted(op["response"])]))
                 servers.append(server)
                 op = {k: v for k, v in op.items() if k != "response"}
                 op["baseUrl"] = server.base_url
@@ -336,8 +337,7 @@ def prefix_problems(ops: list[Json], observed: list[Json]) -> list[tuple[int, st
     ]
     problems = []
     for (_, before, seen), (index, after, got) in itertools.pairwise(exchanges):
-        kept = {**after, "messages": after["messages"][: len(before["messages"])]}
-        if kept != before or len(after["messages"]) == len(before["messages"]):
+        if not grown(before, after):
             continue
         first, second = _messages_text(seen), _messages_text(got)
         if first is None or second is None:
@@ -351,6 +351,13 @@ def prefix_problems(ops: list[Json], observed: list[Json]) -> list[tuple[int, st
                 )
             )
     return problems
+
+
+def grown(before: Json, after: Json) -> bool:
+    """Whether the request ``after`` is ``before`` with its history grown: the same call, more
+    messages, the earlier ones the same."""
+    kept = {**after, "messages": after["messages"][: len(before["messages"])]}
+    return kept == before and len(after["messages"]) > len(before["messages"])
 
 
 def _messages_text(observed: Json) -> str | None:

@@ -7,10 +7,13 @@
 Runs scenarios of `conformance.fuzz.generate` through any transport, judged by the two oracles of
 `conformance.fuzz.oracles`; at the first divergence Hypothesis shrinks it, and the smallest
 scenario is printed and written as ``DIR/<id>.py`` (a draft case in the form of
-`conformance.cases`) and ``DIR/<id>.json`` (the format of ``export-cases``), then replayed with
-the suite's own comparison (answers checked against the protocol schema again) on both
-implementations. The exit status is 0 when nothing diverged, 1 when something did, 2 for bad
-arguments, an implementation that cannot be loaded or start, or a ``DIR`` that cannot be written.
+`conformance.cases`; for the ``http`` family, an `HttpCase` in the form of
+`conformance.deepseek.http_rules`) and ``DIR/<id>.json`` (the format of ``export-cases``, which
+cannot express an ``http`` case: none is written for one, and its ``.py`` says why), then
+replayed as written with the suite's own comparison (answers checked against the protocol
+schema again) on both implementations. The exit status is 0 when nothing diverged, 1 when
+something did, 2 for bad arguments, an implementation that cannot be loaded or start, or a
+``DIR`` that cannot be written.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz
-from ..fuzz.found import as_case, python_source, replayed
+from ..fuzz.found import NOT_EXPORTED, as_case, http_case, http_source, python_source, replayed
 from ..fuzz.generate import FAMILIES
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
 from ..harness.transport import Implementation, in_process, load_implementation
@@ -155,27 +158,34 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
     if run.shrunk is None:
         return 0
     case = as_case(run.shrunk, impl=impl.label, against=against.label, seed=args.seed)
-    source = python_source(case)
+    family = run.shrunk.family
+    stem = args.out / file_name(case.id)
+    if family == "http":
+        source = http_source(http_case(case))
+        files = {stem.with_suffix(".py"): source}
+    else:
+        source = python_source(case)
+        exported = dumps(exported_case(case), indent=2) + "\n"
+        files = {stem.with_suffix(".py"): source, stem.with_suffix(".json"): exported}
     out = sys.stdout.write
     out(f"\n{source}\n")
     out(f"contracts: {', '.join(case.contracts)}\n")
     out("what differs:\n" + "".join(f"  - {p}\n" for p in run.shrunk.problems()))
-    family = run.shrunk.family
     fails, passes = _replay(impl, case, family), _replay(against, case, family)
     out(
         f"replayed with the suite's comparison: {impl.label}: "
         f"{'fails' if fails else 'passes (not reproducible)'}; {against.label}: "
         f"{'passes' if not passes else 'fails: ' + passes[0]}\n"
     )
-    stem = args.out / file_name(case.id)
-    exported = dumps(exported_case(case), indent=2) + "\n"
     try:
-        _write({stem.with_suffix(".py"): source, stem.with_suffix(".json"): exported})
+        _write(files)
     except OSError as error:
         reason = error.strerror or str(error)
         sys.stderr.write(f"dsh-conformance fuzz: cannot write the case to {args.out}: {reason}\n")
         return 2
-    out(f"written: {stem.with_suffix('.py')} and {stem.with_suffix('.json')}\n")
+    out(f"written: {' and '.join(str(path) for path in files)}\n")
+    if family == "http":
+        out(f"{NOT_EXPORTED}\n")
     return 1
 
 

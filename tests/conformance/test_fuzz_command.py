@@ -25,11 +25,14 @@ import pytest
 from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
+from conformance.deepseek.loopback import allow_loopback_sockets
 from conformance.harness.transport import Implementation, load_implementation
 from conformance.judge.case import Case
 from conformance.run.catalog import exported_case
+from conformance.run.execute import ConformanceFailure
 from conformance.run.fuzz import _write
 from conformance.run.runner import main
+from conformance.test_deepseek_http import check_http
 
 GALLERY = Path(__file__).parents[1] / "gallery"
 sys.path.insert(0, str(GALLERY))
@@ -54,6 +57,14 @@ FIND_WRONG = (
     "200",
     "--budget",
     "120",
+)
+
+#: An http-family entry of the gallery fuzzing finds at once (seed 0: after 7 scenarios, shrunk
+#: within 60): a lone surrogate written as the raw bytes of its code point.
+HTTP_WRONG = "RawLoneSurrogates"
+FIND_HTTP_WRONG = (
+    *("--impl", f"wrong_impls:{HTTP_WRONG}", "--family", "http", "--seed", "0"),
+    *("--examples", "50", "--shrink-examples", "100", "--budget", "120", "--database", "none"),
 )
 
 
@@ -271,3 +282,33 @@ def test_the_case_and_its_export_are_written_both_or_neither(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["FILE", "out"]
     _write({tmp_path / "out" / "case.py": "CASE = None\n"})
     assert (tmp_path / "out" / "case.py").read_text() == "CASE = None\n"
+
+
+@pytest.mark.slow
+def test_an_http_divergence_is_written_as_an_http_case_the_suite_runs(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """The http family's found case, imported from the file written, runs as the suite runs its
+    ``deepseek-http`` cases (`check_http`: one loopback server, the chunks observed and what
+    reached it): it passes on the reference and fails on the wrong implementation fuzzed. The
+    export format has no loopback server to play it against, so no ``.json`` is written, and
+    the file says why."""
+    out = tmp_path / "out"
+    ran = fuzz_command(warm_runner, tmp_path, *FIND_HTTP_WRONG, "--out", str(out))
+    assert ran.status == 1, ran.stdout + ran.stderr
+    (path,) = out.iterdir()
+    assert path.suffix == ".py"
+    assert "export format cannot express" in path.read_text(encoding="utf-8")
+    case = imported_case(path)
+    allow_loopback_sockets()
+    reference = load_implementation("reference")
+    try:
+        check_http(reference, case)
+    finally:
+        reference.close()
+    wrong = served(HTTP_WRONG)
+    try:
+        with pytest.raises(ConformanceFailure, match="what reached the server"):
+            check_http(wrong, case)
+    finally:
+        wrong.close()

@@ -1,7 +1,8 @@
 """The ``http`` fuzz family's machinery (`conformance.fuzz.http`): the runner answers each
-``loopback-received`` op with what reached that exchange's server, and the self-check of a body's
+``loopback-received`` op with what reached that exchange's server, the self-check of a body's
 bytes fails where PROMPT-DEEPSEEK-WIRE's "as `JSON.stringify` writes it" is broken, and only
-there."""
+there, and a found scenario is written as an `HttpCase` whose own checks judge what the
+self-check judged (`conformance.fuzz.found.http_case`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import json
 
 import pytest
 
-from conformance.deepseek.loopback import allow_loopback_sockets
+from conformance.deepseek.loopback import Recorded, allow_loopback_sockets
+from conformance.fuzz.engine import Divergence
+from conformance.fuzz.found import as_case, http_case
 from conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, prefix_problems, run
 from conformance.fuzz.oracles import differences, expectations, self_check
 from conformance.harness.transport import load_implementation
@@ -24,13 +27,15 @@ _REQUEST = {
 }
 
 
-def _exchange(key: str, status: int, body: bytes) -> list[dict[str, object]]:
+def _exchange(
+    key: str, status: int, body: bytes, request: dict[str, object] = _REQUEST
+) -> list[dict[str, object]]:
     response = {
         "status": status,
         "headers": [["content-type", "text/event-stream"]],
         "parts": [base64.b64encode(body).decode()],
     }
-    op = {"op": "deepseek-http", "request": _REQUEST, "apiKey": key, "baseUrl": PLACEHOLDER}
+    op = {"op": "deepseek-http", "request": request, "apiKey": key, "baseUrl": PLACEHOLDER}
     return [{**op, "response": response}, {"op": RECEIVED}]
 
 
@@ -143,3 +148,55 @@ def test_a_connection_closed_before_done_expects_either_code() -> None:
     cut, _, done, _ = expectations(ops, outcome.observations)
     assert cut["stream"]["finish"]["failure"]["code"] == ["STREAM_CLOSED", "TRANSPORT"]
     assert done["stream"]["finish"] == {"kind": "stop"}
+
+
+@pytest.mark.usefixtures("loopback_only")
+def test_a_found_scenario_is_written_as_an_http_case_with_the_self_checks_rules() -> None:
+    """Each exchange of a draft becomes an `Exchange`: refused (nothing reached the server:
+    ``sent`` is ``None``), a lone surrogate's lowercase escape required in the raw body, and a
+    request whose history grows the one before it required to extend that one's serialized
+    messages. The reference's own draft passes as an `HttpCase` on the reference; bodies equal
+    as JSON values fail it where their bytes break those two rules, and only there."""
+    grown = {
+        **_REQUEST,
+        "messages": [
+            *_REQUEST["messages"],  # type: ignore[list-item]
+            {"role": "assistant", "content": [{"type": "text", "text": "\u2014"}]},
+        ],
+    }
+    ops = _exchange("", 200, _HELLO) + _exchange("sk-1", 200, _HELLO)
+    ops += _exchange("sk-1", 200, _HELLO, grown)
+    reference = load_implementation("reference")
+    try:
+        outcome = run(reference, "fuzz/test", ops)
+        observed = outcome.observations
+        found = Divergence("http", ops, expectations(ops, observed), observed, [], [])
+        case = http_case(as_case(found, impl="reference", against="reference", seed=0))
+        assert case.played(reference)[1] == []
+    finally:
+        reference.close()
+    refused, asked, again = case.exchanges
+    assert (refused.sent, refused.api_key, len(case.responses())) == (None, "", 2)
+    assert [asked.sent_bytes, again.sent_bytes] == [(b"\\ud83d",), (b"\\ud83d",)]
+    assert [refused.extends_previous, asked.extends_previous, again.extends_previous] == [
+        False,
+        False,
+        True,
+    ]
+    assert asked.sent is not None and again.sent is not None
+    first = json.dumps(asked.sent["body"], separators=(",", ":")).encode()
+    second = json.dumps(again.sent["body"], separators=(",", ":")).encode()
+
+    def judged(*bodies: bytes) -> list[str]:
+        headers = asked.sent["headers"]  # type: ignore[index]
+        return case.sent_problems(
+            [Recorded("POST", "/chat/completions", headers, body) for body in bodies]
+        )
+
+    assert judged(first, second) == []
+    upper = [body.replace(b"\\ud83d", b"\\uD83D") for body in (first, second)]
+    assert judged(*upper) == [
+        f"request {number}: the raw body does not contain \\ud83d" for number in (1, 2)
+    ]
+    (respaced,) = judged(first, json.dumps(again.sent["body"]).encode())
+    assert respaced.startswith("requests 1 and 2 (1 and 2 below): request 2's body does not extend")
