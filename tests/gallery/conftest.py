@@ -1,6 +1,7 @@
-"""Starts the gallery's runs once collection is over, if `test_gallery.py` is to run
-(`gallery_runs`), and the fuzz gallery's lane, if `test_fuzz_gallery.py` is (`fuzz_runs`): they
-then run beside the rest of the suite."""
+"""Starts the gallery's runs once collection is over, if `test_gallery.py` or
+`test_right_impls.py` is to run (`gallery_runs`), and the fuzz gallery's lane, if
+`test_fuzz_gallery.py` or `test_right_impls.py` is (`fuzz_runs`): they then run beside the rest
+of the suite."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import fuzz_runs
 import gallery_runs
 import pytest
 
+#: The tests the gallery's runs judge: the wrong implementations', the conforming variants'.
+GALLERY_FILES = ("test_gallery.py", "test_right_impls.py")
 RUNS = pytest.StashKey[tuple[Path, "subprocess.Popen[str]"]]()
 LANE = pytest.StashKey[fuzz_runs.Lane]()
 
@@ -23,28 +26,42 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _start_gallery(session: pytest.Session) -> None:
-    gallery = Path(__file__).with_name("test_gallery.py")
-    judged = [item.path == gallery for item in session.items]
-    if not any(judged):
+    """The runs of the wrong implementations if `test_gallery.py` is to run, the conforming
+    variants' if `test_right_impls.py` is, and the control if either is."""
+    gallery, variants = (Path(__file__).with_name(name) for name in GALLERY_FILES)
+    wrong = any(item.path == gallery for item in session.items)
+    right = any(item.path == variants and "reports" in _fixtures(item) for item in session.items)
+    if not (wrong or right):
         return
+    judged = [item.path in (gallery, variants) for item in session.items]
     # What the `tmp_path_factory` fixture returns, which no hook can request.
     factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
     outdir = factory.mktemp("gallery")
     # Beside other tests, one run at a time: a core for them, a core for the gallery.
     parallel = 2 if all(judged) else 1
-    session.config.stash[RUNS] = (outdir, gallery_runs.start(outdir, parallel))
+    process = gallery_runs.start(outdir, parallel, wrong=wrong, right=right)
+    session.config.stash[RUNS] = (outdir, process)
+
+
+def _fixtures(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(getattr(item, "fixturenames", ()))
 
 
 def _start_fuzz_lane(session: pytest.Session) -> None:
-    """The entries the selected tests fuzz, each with its family, in the tests' order."""
+    """The entries the selected tests fuzz, each with its family, in the tests' order: the
+    fuzz gallery's wrong implementations, and the conforming variants (`right_impls`), each
+    once per family it is fuzzed in (``right_impls:Name@family``)."""
     fuzz_gallery = Path(__file__).with_name("test_fuzz_gallery.py")
-    drivers = {
-        item.callspec.params["driver"]: item.module.REACHED[item.callspec.params["driver"]]
-        for item in session.items
-        if item.path == fuzz_gallery
-        and isinstance(item, pytest.Function)
-        and hasattr(item, "callspec")
-    }
+    variants = Path(__file__).with_name(GALLERY_FILES[1])
+    drivers: dict[str, str] = {}
+    for item in session.items:
+        if not (isinstance(item, pytest.Function) and hasattr(item, "callspec")):
+            continue
+        params = item.callspec.params
+        if item.path == fuzz_gallery:
+            drivers[params["driver"]] = item.module.REACHED[params["driver"]]
+        elif item.path == variants and "fuzz_lane" in item.fixturenames:
+            drivers[f"right_impls:{params['variant']}@{params['family']}"] = params["family"]
     if drivers:
         factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
         session.config.stash[LANE] = fuzz_runs.Lane.start(factory.mktemp("fuzz"), drivers)
@@ -62,7 +79,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="module")
 def reports(pytestconfig: pytest.Config) -> Path:
-    """The directory of every run's report: each wrong driver, then the unchanged reference."""
+    """The directory of every run's report: each wrong driver and conforming variant, then the
+    unchanged reference."""
     outdir, process = pytestconfig.stash[RUNS]
     printed, _ = process.communicate(timeout=1800)
     assert process.returncode == 0, printed

@@ -50,10 +50,12 @@ Verdict = dict[str, Any]
 
 
 def served(driver: str) -> Implementation:
-    """The wrong implementation ``driver`` of the gallery, in a process of its own."""
+    """The gallery's implementation ``driver``, in a process of its own: a wrong implementation
+    by its name, a conforming variant as ``right_impls:Name@family`` (an entry per family)."""
+    module, _, name = driver.split("@")[0].rpartition(":")
     code = (
-        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls; "
-        f"from reference.harness import serve; serve(wrong_impls.{driver}())"
+        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import {module or 'wrong_impls'}; "
+        f"from reference.harness import serve; serve({module or 'wrong_impls'}.{name}())"
     )
     return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
 

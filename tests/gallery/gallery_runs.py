@@ -9,12 +9,15 @@ timeouts, the render linearity ratio); alone, they use both cores.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+from right_impls import VARIANTS
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
 HERE = Path(__file__).parent
@@ -34,13 +37,29 @@ LOOP_CONTRACTS = (
 ALSO_RUN = {"RebuiltMessages": LOOP_CONTRACTS}
 
 
-def jobs() -> list[str]:
-    """Each wrong driver with its contracts, then the unchanged reference on all of them."""
+#: Every contract of the gallery: the control's, and each conforming variant's (it must pass all).
+ALL_CONTRACTS = ",".join(sorted(set(WRONG_IMPLEMENTATIONS.values())))
+
+
+def jobs(wrong: bool = True, right: bool = True) -> list[str]:
+    """Each wrong driver with its contracts (``wrong``), each conforming variant on every
+    contract, as ``right_impls:Name`` (``right``), then the unchanged reference on all of them."""
     found = [
         f"{driver}={','.join((contract, *ALSO_RUN.get(driver, ())))}"
-        for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items())
+        for driver, contract in (sorted(WRONG_IMPLEMENTATIONS.items()) if wrong else ())
     ]
-    found.append(f"{CONTROL}={','.join(sorted(set(WRONG_IMPLEMENTATIONS.values())))}")
+    found += [f"right_impls:{variant}={ALL_CONTRACTS}" for variant in (VARIANTS if right else ())]
+    found.append(f"{CONTROL}={ALL_CONTRACTS}")
+    return found
+
+
+def judged(reports: Path, driver: str) -> dict[str, Any]:
+    """The report's entry for the one implementation a driver's run judged."""
+    report = reports / f"{driver}.json"
+    printed = (reports / f"{driver}.out").read_text(encoding="utf-8")
+    assert report.exists(), f"no report for {driver}; the run printed:\n{printed}"
+    (implementation,) = json.loads(report.read_text())["implementations"]
+    found: dict[str, Any] = implementation
     return found
 
 
@@ -51,15 +70,21 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def start(outdir: Path, parallel: int) -> subprocess.Popen[str]:
-    """Start every run, ``parallel`` at a time, writing into ``outdir``; what it prints is kept
-    for a failure message."""
+def start(outdir: Path, parallel: int, *, wrong: bool, right: bool) -> subprocess.Popen[str]:
+    """Start the runs (`jobs`), ``parallel`` at a time, writing into ``outdir``; what it prints
+    is kept for a failure message."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.Popen(
-        [sys.executable, str(HERE / "isolated_runs.py"), str(parallel), str(outdir), *jobs()],
+        [
+            sys.executable,
+            str(HERE / "isolated_runs.py"),
+            str(parallel),
+            str(outdir),
+            *jobs(wrong, right),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

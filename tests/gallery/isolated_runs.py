@@ -2,6 +2,8 @@
 
     python isolated_runs.py PARALLEL OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
 
+DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant.
+
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
 isolation: it was starting a fresh interpreter per driver (importing pytest, Hypothesis,
@@ -39,9 +41,10 @@ settings.load_profile(GALLERY)
 
 # Imported here, once, for every child to inherit: what every run of the runner imports
 # (`warm_runner.import_the_runner`, beside the runner's own tests, which share it), and the
-# gallery's module with the reference model under it. Importing `wrong_impls` changes nothing: a
+# gallery's modules with the reference model under them. Importing them changes nothing: a
 # driver that patches the reference does so when it is created, which happens in its child.
 sys.path.append(str(Path(__file__).parents[1] / "conformance"))
+import right_impls  # noqa: E402, F401
 import wrong_impls  # noqa: E402, F401
 from warm_runner import import_the_runner  # noqa: E402
 
@@ -54,7 +57,8 @@ def run_job(outdir: Path, job: str) -> None:
     """In the child: run the suite for one driver and leave the process (never return)."""
     driver, contracts = job.split("=", 1)
     report = str(outdir / f"{driver}.json")
-    args = ["--impl", f"wrong_impls:{driver}", "--conformance-json", report]
+    spec = driver if ":" in driver else f"wrong_impls:{driver}"
+    args = ["--impl", spec, "--conformance-json", report]
     # The gallery needs verdicts, not timings of a loaded machine: a slow wrong implementation
     # (the upstream's quadratic renderer on the linearity test's large text) must fail by its
     # measured ratio, not error at the default case timeout while other runs share the cores.

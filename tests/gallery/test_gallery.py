@@ -12,27 +12,16 @@ as soon as collection is over (`gallery_runs`); the ``reports`` fixture waits fo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gallery_runs import CONTROL, LOOP_CONTRACTS
+from gallery_runs import CONTROL, LOOP_CONTRACTS, judged
 from wrong_impls import INTENDED_FAILURES, WRONG_IMPLEMENTATIONS
 
 #: Not in the fast subset (`-m "not slow"`):
 #: the gallery runs every wrong implementation in its own process.
 pytestmark = pytest.mark.slow
-
-
-def judged(reports: Path, driver: str) -> dict[str, Any]:
-    """The report's entry for the one implementation a driver's run judged."""
-    report = reports / f"{driver}.json"
-    printed = (reports / f"{driver}.out").read_text(encoding="utf-8")
-    assert report.exists(), f"no report for {driver}; the run printed:\n{printed}"
-    (implementation,) = json.loads(report.read_text())["implementations"]
-    found: dict[str, Any] = implementation
-    return found
 
 
 def tallies(reports: Path, driver: str) -> dict[str, Any]:

@@ -1,0 +1,256 @@
+"""The conforming variants, each the reference with one open choice taken the other way, and what
+`VARIANTS` says of each: the sentence that leaves it open, a witness, the families fuzzed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from wrong_impls.base import replacing
+
+from conformance.cases import deepseek as ds
+from conformance.cases.loop import ABORTED_FAILURE
+from conformance.scenarios import loopscenario as lp
+from conformance.scenarios import scenario as s
+from reference import config, loop
+from reference.assembly import ToolSchema
+from reference.deepseek import translate, wire
+from reference.errors import ContractError
+from reference.harness import Driver
+from reference.llm import LlmError
+
+Json = Any
+
+# -- messages -------------------------------------------------------------------------------------
+
+
+@replacing(ContractError, "__init__")
+def _RewordedErrors(
+    init: Callable[..., None], error: ContractError, kind: str, *_: Any, **kw: Any
+) -> None:
+    init(error, kind, f"this operation was refused ({kind})", **kw)
+
+
+@replacing(LlmError, "__init__")
+def _RewordedFailures(
+    init: Callable[..., None], error: LlmError, code: str, *_: Any, **kw: Any
+) -> None:
+    init(error, code, f"the model call did not succeed ({code})", **kw)
+
+
+class RewordedMessages(Driver):
+    """Every error the model answers an op with (a `ContractError`) and every model-call failure
+    (an `LlmError`: the DeepSeek adapter's) carries a message of its own words, naming only its
+    kind or code: "messages are free text"."""
+
+    def __init__(self) -> None:
+        for patch in (_RewordedErrors, _RewordedFailures):
+            patch.__init__(self)  # type: ignore[misc]
+
+
+# -- registry -------------------------------------------------------------------------------------
+
+
+def _array_index(key: str) -> bool:
+    """An integer-like key in JavaScript's sense (a canonical array index): it comes first."""
+    return (
+        key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+    )
+
+
+def _javascript_order(value: Json) -> Json:
+    """``value`` with every object's integer-like keys first, ascending, the others after them
+    in their order, as a JavaScript object keeps them."""
+    if isinstance(value, dict):
+        first = sorted((key for key in value if _array_index(key)), key=int)
+        rest = [key for key in value if not _array_index(key)]
+        return {key: _javascript_order(value[key]) for key in (*first, *rest)}
+    if isinstance(value, list):
+        return [_javascript_order(item) for item in value]
+    return value
+
+
+@replacing(ToolSchema, "keep")
+def IntegerLikeKeysFirst(keep: Callable[..., ToolSchema], schema: Json) -> ToolSchema:
+    """The structural copy of a tool schema's `parameters` keeps its objects' keys as a
+    JavaScript object does: integer-like keys first, in ascending order."""
+    kept = keep(schema)
+    kept.parameters = _javascript_order(kept.parameters)
+    return kept
+
+
+@replacing(config.PromptConfig, "load")
+def UnknownConfigKeysIgnored(load: Callable[..., config.PromptConfig], raw: Json) -> Any:
+    """A configuration key the loader does not know is ignored, as the upstream does, instead of
+    refused (`config-invalid`)."""
+    if isinstance(raw, Mapping):
+        raw = {key: value for key, value in raw.items() if key in config._KEYS.values()}
+    return load(raw)
+
+
+# -- DeepSeek wire ---------------------------------------------------------------------------------
+
+#: NEXT LINE: Unicode White_Space, which JavaScript's trim keeps.
+NEL: Final = "\x85"
+
+
+@replacing(wire, "check_api_key")
+def TrimsNextLine(check: Callable[[str | None], str], raw: str | None) -> str:
+    """The API key is trimmed of Unicode White_Space, U+0085 included (JavaScript's trim keeps
+    it). A key of only white space stays `INVALID_CREDENTIAL`, never `MISSING_CREDENTIAL`."""
+    if raw:
+        raw = raw.strip(wire.JS_WHITE_SPACE + NEL) or " "
+    return check(raw)
+
+
+def _tool_calls_first(data: str) -> tuple[str, str] | None:
+    """A payload whose one delta has both `content` and `tool_calls`, as two payloads: the
+    delta without its `content`, then the `content` alone (``None`` for any other payload, or
+    one that does not read back as the same JSON)."""
+    try:
+        chunk = json.loads(data, parse_constant=translate._reject_constant)
+        choices = chunk["choices"]
+        (choice,) = choices
+        delta = choice["delta"]
+        content, calls = delta["content"], delta["tool_calls"]
+        if not (isinstance(content, str) and content and isinstance(calls, list) and calls):
+            return None
+        first = {
+            **chunk,
+            "choices": [{**choice, "delta": {k: v for k, v in delta.items() if k != "content"}}],
+        }
+        return json.dumps(first, allow_nan=False), json.dumps(
+            {"choices": [{"delta": {"content": content}}]}
+        )
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+@replacing(translate.StreamTranslator, "payload")
+def ToolCallsBeforeContent(
+    payload: Callable[..., list[Json]], translator: translate.StreamTranslator, data: str
+) -> list[Json]:
+    """A delta holding both `content` and `tool_calls` opens its tool-call blocks before its
+    text block (the reference opens the text block first)."""
+    split = _tool_calls_first(data)
+    if split is None:
+        return payload(translator, data)
+    return [*payload(translator, split[0]), *payload(translator, split[1])]
+
+
+# -- loop -----------------------------------------------------------------------------------------
+
+
+class AbortedFailureLoggedAsError(Driver):
+    """A model failure with code ABORTED while the turn is not cancelled is logged as an `error`
+    finish (the reference logs it `aborted`, as it does every failure while a cancel is under
+    way): the loop's test for an abort becomes the signal's alone."""
+
+    def __init__(self) -> None:
+        loop.ABORTED = "(no failure code)"  # type: ignore[misc]
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One conforming variant: why its choice is allowed, where it shows, where fuzzing goes."""
+
+    #: The CONTRACTS.md sentence (with its contract ID) that leaves the choice open.
+    sentence: str
+    #: The family whose runner runs the witness (`conformance.fuzz.engine.run_scenario`).
+    family: str
+    #: Ops (the protocol's ``ops``, without expectations) on which the variant's observations
+    #: differ from the reference's.
+    witness: tuple[Json, ...]
+    #: The op families whose generated scenarios reach the choice: fuzzed against the reference.
+    fuzzed: tuple[str, ...]
+
+
+def _unexpected(op: Json, **fields: Json) -> Json:
+    """A wire op without the expectation its case helper requires, ``fields`` replaced."""
+    return {**{key: value for key, value in op.items() if key != "expect"}, **fields}
+
+
+#: A tool whose `parameters` hold an integer-like key after another key.
+_NUMBERED_TOOL: Final = s.schema(
+    "t", parameters={"type": "object", "properties": {"b": {"type": "string"}, "1": {}}}
+)
+#: One delta holding text and a tool call, then the finish and `[DONE]`.
+_TEXT_AND_CALL: Final = ds.sse(
+    json.dumps(
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "content": "hi",
+                        "tool_calls": [
+                            {"index": 0, "id": "c1", "function": {"name": "t", "arguments": "{}"}}
+                        ],
+                    }
+                }
+            ]
+        }
+    ),
+    json.dumps({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
+    "[DONE]",
+)
+
+#: Every conforming variant by driver name.
+VARIANTS: Final[dict[str, Variant]] = {
+    "RewordedMessages": Variant(
+        'Intro: ""Error kind" names are the stable codes the conformance suite compares '
+        '(messages are free text)"; PROTOCOL.md, LLM_FAILURE: "Codes are compared; messages '
+        'never are".',
+        "registry",
+        (s.section("a", "a", "NaN", "x"),),
+        ("registry", "session", "wire"),
+    ),
+    "IntegerLikeKeysFirst": Variant(
+        'PROMPT-ASSEMBLY-PIPELINE step 3: "the copy keeps key order, except that an '
+        "implementation whose objects put integer-like keys first — JavaScript's do — may "
+        'reorder those, so no check depends on the order of integer-like keys".',
+        "registry",
+        (s.tools("t", s.provider(s.toolset(_NUMBERED_TOOL))), s.assemble("x")),
+        ("registry", "loop"),
+    ),
+    "UnknownConfigKeysIgnored": Variant(
+        'PROMPT-REGISTRY-CONTRACT: "Unknown configuration keys are implementation-defined (the '
+        'upstream ignores them); the suite does not test them."',
+        "registry",
+        (s.configure({"unknownKey": True}),),
+        ("registry",),
+    ),
+    "TrimsNextLine": Variant(
+        "PROMPT-DEEPSEEK-WIRE: the key \"is trimmed of white space as JavaScript's "
+        "`String.prototype.trim` defines it (Unicode `White_Space`, line terminators and "
+        "U+FEFF)\": U+0085 is Unicode White_Space, which JavaScript's trim keeps.",
+        "wire",
+        (
+            _unexpected(
+                ds.request_op(ds.wire_request(ds.user(ds.text("hi"))), expect=None),
+                apiKey=NEL + ds.KEY,
+            ),
+        ),
+        ("wire",),
+    ),
+    "ToolCallsBeforeContent": Variant(
+        "PROMPT-DEEPSEEK-WIRE says nothing of the order in which one delta's fields open their "
+        "blocks (its stream rules map payloads, finish reasons and usage; PROTOCOL.md's "
+        "STREAM_CHUNK only ends blocks in opening order).",
+        "wire",
+        (_unexpected(ds.stream_op(_TEXT_AND_CALL, expect=None)),),
+        ("wire",),
+    ),
+    "AbortedFailureLoggedAsError": Variant(
+        'ROOT-MODEL: "an adapter that throws or fails is logged as one such terminal `finish` '
+        'chunk" whose reason is "`{kind: "error" | "aborted", failure}`": nothing says '
+        "which a failure with code ABORTED gets while the turn is not cancelled.",
+        "loop",
+        (lp.agent("a", model=[ABORTED_FAILURE]), lp.followup("a", "hi"), lp.observe("a")),
+        ("loop",),
+    ),
+}

@@ -1,0 +1,87 @@
+"""A conforming implementation is never failed: each conforming variant of `right_impls` (the
+reference with one choice CONTRACTS.md leaves open taken the other way) passes every contract.
+
+The gallery of wrong implementations (`test_gallery.py`, `test_fuzz_gallery.py`) proves that a
+wrong implementation never passes; the reference passing itself cannot prove the other half,
+since a case or a generated scenario that depends on an open choice still agrees with the
+implementation that made the choice. So for each variant:
+
+- its witness (a short scenario) is observed differently on the variant and on the reference,
+  so the variant really takes the other choice;
+- ``dsh-conformance`` over every contract (the gallery's runs, `gallery_runs`, beside the
+  control run of the unchanged reference) fails and errors nothing: a case that failed it would
+  check a rule stricter than the contract;
+- fuzzing it against the reference in the families that reach its choice (the fuzz gallery's
+  lane, `fuzz_runs`: the same fixed seed and count as every entry of the fuzz gallery) finds no
+  divergence: one would be generation drawing something whose outcome is open (`AVOIDED`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import fuzz_runs
+import pytest
+from gallery_runs import ALL_CONTRACTS, judged
+from right_impls import VARIANTS
+
+from conformance.fuzz.engine import run_scenario
+from conformance.harness.transport import load_implementation
+
+#: Not in the fast subset: the variants run in processes of their own, and are fuzzed.
+pytestmark = pytest.mark.slow
+
+#: Each variant with each family it is fuzzed in.
+FUZZED = [(variant, family) for variant in sorted(VARIANTS) for family in VARIANTS[variant].fuzzed]
+
+
+def timeless(value: Any) -> Any:
+    """``value`` without the wall-clock ``time`` of log events, which differs between any two
+    runs: what is left differs only where the implementations' choices do."""
+    if isinstance(value, dict):
+        return {key: timeless(item) for key, item in value.items() if key != "time"}
+    if isinstance(value, list):
+        return [timeless(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_witness_tells_the_variant_from_the_reference(variant: str) -> None:
+    found = VARIANTS[variant]
+    sides = (
+        load_implementation(f"right_impls:{variant}", isolated=True),
+        load_implementation("reference"),
+    )
+    try:
+        own, reference = (run_scenario(side, found.family, list(found.witness)) for side in sides)
+    finally:
+        for side in sides:
+            side.close()
+    assert own.kind == reference.kind == "observed", (own.reason, reference.reason)
+    # As JSON text, so that key order counts too.
+    assert json.dumps(timeless(own.observations)) != json.dumps(timeless(reference.observations))
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_variant_passes_every_contract(reports: Any, variant: str) -> None:
+    found = judged(reports, f"right_impls:{variant}")
+    failing = [
+        f"{result['test']}: {result.get('message', '')}"[:400]
+        for result in found["results"]
+        if result["outcome"] in ("failed", "errored")
+    ]
+    assert not failing, "\n".join(failing)
+    for contract in ALL_CONTRACTS.split(","):
+        tally = found["contracts"][contract]
+        assert tally["passed"] > 0 and tally["failed"] == tally["errored"] == 0, (contract, tally)
+
+
+@pytest.mark.parametrize(("variant", "family"), FUZZED)
+def test_fuzzing_does_not_tell_the_variant_from_the_reference(
+    variant: str, family: str, fuzz_lane: fuzz_runs.Lane
+) -> None:
+    found = fuzz_lane.verdict(f"right_impls:{variant}@{family}")
+    assert "error" not in found, found["error"]
+    assert not found["found"], (found["contracts"], found["differences"], found["on_impl"])
+    assert found["examples"] == fuzz_runs.EXAMPLES
