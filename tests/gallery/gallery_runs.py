@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +42,14 @@ ALSO_RUN = {"RebuiltMessages": LOOP_CONTRACTS}
 ALL_CONTRACTS = ",".join(sorted(set(WRONG_IMPLEMENTATIONS.values())))
 
 
-def jobs(wrong: bool = True, right: bool = True) -> list[str]:
-    """Each wrong driver with its contracts (``wrong``), each conforming variant on every
-    contract, as ``right_impls:Name`` (``right``), then the unchanged reference on all of them."""
+def jobs(wrong: bool = True, right: Iterable[str] = tuple(VARIANTS)) -> list[str]:
+    """Each wrong driver with its contracts (``wrong``), the conforming variants ``right`` on
+    every contract, as ``right_impls:Name``, then the unchanged reference on all of them."""
     found = [
         f"{driver}={','.join((contract, *ALSO_RUN.get(driver, ())))}"
         for driver, contract in (sorted(WRONG_IMPLEMENTATIONS.items()) if wrong else ())
     ]
-    found += [f"right_impls:{variant}={ALL_CONTRACTS}" for variant in (VARIANTS if right else ())]
+    found += [f"right_impls:{variant}={ALL_CONTRACTS}" for variant in right]
     found.append(f"{CONTROL}={ALL_CONTRACTS}")
     return found
 
@@ -70,7 +71,9 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def start(outdir: Path, parallel: int, *, wrong: bool, right: bool) -> subprocess.Popen[str]:
+def start(
+    outdir: Path, parallel: int, *, wrong: bool, right: Iterable[str]
+) -> subprocess.Popen[str]:
     """Start the runs (`jobs`), ``parallel`` at a time, writing into ``outdir``; what it prints
     is kept for a failure message."""
     env = {

@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import httpx
 from wrong_impls.base import replacing
 
 from conformance.cases import deepseek as ds
 from conformance.cases.loop import ABORTED_FAILURE
 from conformance.scenarios import loopscenario as lp
 from conformance.scenarios import scenario as s
-from reference import config, loop
+from reference import config, loop, session
 from reference.assembly import ToolSchema
 from reference.deepseek import translate, wire
 from reference.errors import ContractError
@@ -105,25 +107,20 @@ def TrimsNextLine(check: Callable[[str | None], str], raw: str | None) -> str:
     return check(raw)
 
 
-def _tool_calls_first(data: str) -> tuple[str, str] | None:
-    """A payload whose one delta has both `content` and `tool_calls`, as two payloads: the
-    delta without its `content`, then the `content` alone (``None`` for any other payload, or
-    one that does not read back as the same JSON)."""
+def _content_apart(data: str, beside: str) -> tuple[str, str] | None:
+    """A payload whose one delta has both non-empty `content` and a non-empty ``beside`` field,
+    as two payloads: the chunk without the delta's `content`, and the `content` alone (``None``
+    for any other payload, or one that would not read back as the same JSON value)."""
     try:
         chunk = json.loads(data, parse_constant=translate._reject_constant)
-        choices = chunk["choices"]
-        (choice,) = choices
+        (choice,) = chunk["choices"]
         delta = choice["delta"]
-        content, calls = delta["content"], delta["tool_calls"]
-        if not (isinstance(content, str) and content and isinstance(calls, list) and calls):
+        content, other = delta["content"], delta[beside]
+        if not (isinstance(content, str) and content and isinstance(other, list | str) and other):
             return None
-        first = {
-            **chunk,
-            "choices": [{**choice, "delta": {k: v for k, v in delta.items() if k != "content"}}],
-        }
-        return json.dumps(first, allow_nan=False), json.dumps(
-            {"choices": [{"delta": {"content": content}}]}
-        )
+        rest = {key: value for key, value in delta.items() if key != "content"}
+        without = json.dumps({**chunk, "choices": [{**choice, "delta": rest}]}, allow_nan=False)
+        return without, json.dumps({"choices": [{"delta": {"content": content}}]})
     except (ValueError, TypeError, KeyError):
         return None
 
@@ -134,10 +131,55 @@ def ToolCallsBeforeContent(
 ) -> list[Json]:
     """A delta holding both `content` and `tool_calls` opens its tool-call blocks before its
     text block (the reference opens the text block first)."""
-    split = _tool_calls_first(data)
-    if split is None:
+    apart = _content_apart(data, "tool_calls")
+    if apart is None:
         return payload(translator, data)
-    return [*payload(translator, split[0]), *payload(translator, split[1])]
+    without, content = apart
+    return [*payload(translator, without), *payload(translator, content)]
+
+
+@replacing(translate.StreamTranslator, "payload")
+def TextBeforeReasoning(
+    payload: Callable[..., list[Json]], translator: translate.StreamTranslator, data: str
+) -> list[Json]:
+    """A delta holding both `reasoning_content` and `content` opens its text block before its
+    reasoning block (the reference opens the reasoning block first)."""
+    apart = _content_apart(data, "reasoning_content")
+    if apart is None:
+        return payload(translator, data)
+    without, content = apart
+    return [*payload(translator, content), *payload(translator, without)]
+
+
+@replacing(httpx.Response, "aiter_bytes")
+async def ClosedMidBodyIsStreamClosed(
+    aiter_bytes: Callable[..., AsyncIterator[bytes]],
+    response: httpx.Response,
+    *args: Any,
+    **kwargs: Any,
+) -> AsyncIterator[bytes]:
+    """Over HTTP, a connection that breaks while the body of a 200 response arrives (before
+    `[DONE]`) fails `STREAM_CLOSED`, the stream having ended without `[DONE]` (the reference,
+    as the upstream, says `TRANSPORT`)."""
+    try:
+        async for part in aiter_bytes(response, *args, **kwargs):
+            yield part
+    except httpx.TransportError:
+        raise LlmError("STREAM_CLOSED", "the connection closed before [DONE]") from None
+
+
+# -- session --------------------------------------------------------------------------------------
+
+
+@replacing(session, "_check_surface_metadata")
+def SourceSeqsCheckedFirst(
+    check: Callable[..., Any], type: str, surface_op: Json, seqs: Json, seq: int, where: str
+) -> Any:
+    """An event's `sourceEventSeqs` are checked before its `surfaceOp`: one that breaks both
+    rules is refused `source-seqs-invalid` (the reference names `surface-replace-invalid`)."""
+    if type in session.SURFACE_ELIGIBLE and surface_op is not None:
+        session._parse_source_seqs(seqs, type, seq, where)
+    return check(type, surface_op, seqs, seq, where)
 
 
 # -- loop -----------------------------------------------------------------------------------------
@@ -199,6 +241,20 @@ _TEXT_AND_CALL: Final = ds.sse(
     "[DONE]",
 )
 
+#: One delta holding reasoning and text, then the finish and `[DONE]`.
+_REASONING_AND_TEXT: Final = ds.sse(
+    json.dumps({"choices": [{"delta": {"reasoning_content": "hm", "content": "hi"}}]}),
+    json.dumps({"choices": [{"delta": {}, "finish_reason": "stop"}]}),
+    "[DONE]",
+)
+#: A 200 response whose connection closes mid-body: one delta of an announced longer body.
+_CLOSED_MID_BODY: Final = {
+    "status": 200,
+    "headers": [["content-type", "text/event-stream"]],
+    "parts": [base64.b64encode(ds.sse('{"choices":[{"delta":{"content":"a"}}]}')).decode()],
+    "contentLength": 1000,
+}
+
 #: Every conforming variant by driver name.
 VARIANTS: Final[dict[str, Variant]] = {
     "RewordedMessages": Variant(
@@ -252,5 +308,42 @@ VARIANTS: Final[dict[str, Variant]] = {
         "loop",
         (lp.agent("a", model=[ABORTED_FAILURE]), lp.followup("a", "hi"), lp.observe("a")),
         ("loop",),
+    ),
+    "TextBeforeReasoning": Variant(
+        "PROMPT-DEEPSEEK-WIRE says nothing of the order in which one delta's fields open their "
+        "blocks, reasoning and text no more than text and tool calls (see ToolCallsBeforeContent).",
+        "wire",
+        (_unexpected(ds.stream_op(_REASONING_AND_TEXT, expect=None)),),
+        ("wire",),
+    ),
+    "ClosedMidBodyIsStreamClosed": Variant(
+        'PROMPT-DEEPSEEK-WIRE: "EOF without it → `STREAM_CLOSED`"; it names no code for a broken '
+        'connection (the upstream says `TRANSPORT`); PROTOCOL.md: "for the latter CONTRACTS.md '
+        'names no code, so either `STREAM_CLOSED` or `TRANSPORT` is accepted".',
+        "http",
+        (
+            {
+                "op": "deepseek-http",
+                "request": ds.wire_request(ds.user(ds.text("hi"))),
+                "apiKey": ds.KEY,
+                "baseUrl": "http://127.0.0.1:0",
+                "response": _CLOSED_MID_BODY,
+            },
+        ),
+        ("http",),
+    ),
+    "SourceSeqsCheckedFirst": Variant(
+        'ROOT-MODEL, "The session log": "A seed is checked for `session-non-json` first, then '
+        "for these (and `session-legacy-header`), then for `seq-not-contiguous`, then against the "
+        'surface rules": no order among the surface rules, and none at all for an append.',
+        "session",
+        (
+            _unexpected(
+                s.session_append(
+                    "user/message", s.user_message("m1", "hi"), surface_op="x", source_seqs="y"
+                )
+            ),
+        ),
+        ("session",),
     ),
 }
