@@ -451,13 +451,7 @@ class _Builder:
         kind = self.pick(["variable", "section", "release", "tools"])
         if kind == "release" and self.releasable:
             return s.release(self.pick(self.releasable))
-        layer = self.layer()
-        handle = self.fresh("e")
-        if kind == "section":
-            return s.section(handle, "e", 3, "effect {{z}}", layer=layer)
-        if kind == "tools":
-            return s.tools(handle, {"returns": s.toolset(s.schema("t"))}, layer=layer)
-        return s.variable(handle, "z", {"returns": "zv"}, layer=layer)
+        return self.registration("variable" if kind == "release" else kind, self.layer())
 
     def registry_effect(self, own: Json | None) -> list[Json]:
         """The registry family's mid-assembly edits (`effect`'s, more of them): a release; a
@@ -486,12 +480,13 @@ class _Builder:
         if kind == "release":
             kind = "variable"
         own_layer = None if own is None else own.get("layer")
-        # Scopes whose chain passes through the provider's layer, that hold nothing yet.
+        # Scopes whose chain passes through the provider's layer, with no registration yet (a
+        # listener makes no layer).
         below = [
             scope
             for scope in SCOPES
             if own_layer in _chain(scope)[:-1]
-            and not any(op.get("layer", op.get("scope")) == scope for op in self.live.values())
+            and not any(op.get("layer") == scope for op in self.live.values())
         ]
         layer = self.scope(self.pick(below)) if below and self.chance(50) else self.layer()
         return [self.registration(kind, layer)]
