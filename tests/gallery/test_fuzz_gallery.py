@@ -431,21 +431,13 @@ FOUND_UNDER: Final = {
         "body (`tools` out of the request's order), which the wire comparison judges; "
         "PROMPT-CACHE-E2E judges the same departure over two live requests",
     ),
-    "ToolProvidersFromLayersAtStep3": (
-        "PROMPT-TOOL-ORDER",
-        "the smallest case shows it in the assembly's `tools`: a global variable provider whose "
-        "first evaluation (an assembly in `s1`, which has no layer yet) registers a tool "
-        "provider into `s1`; its tool must be missing from that assembly (tool providers are "
-        "read from the layers that existed when it started) but is there, and a difference in "
-        "an assembly's `tools` is filed under the tool order",
-    ),
     "EvaluatesShadowedProviders": (
-        "PROMPT-TOOL-ORDER",
+        "PROMPT-ASSEMBLY-PIPELINE",
         "the smallest case shows it in the result of an assembly in `s1`, whose section `a` "
         "shadows a global one whose provider fails: the shadowed provider is called, so the "
-        "assembly fails (`scripted-failure`) where it must succeed (and `counts` shows the extra "
-        "evaluation); an assembly difference with an error is filed under the tool order when "
-        "its text names a tool, and the expected assembly's text holds its `tools` key",
+        "assembly fails (`scripted-failure`: \"a provider throwing rejects the whole assembly\") "
+        "where it must succeed (and `counts` shows the extra evaluation); an assembly that fails "
+        "with another kind than the tool order's is filed under the pipeline",
     ),
 }
 #: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
