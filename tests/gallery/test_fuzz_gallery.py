@@ -435,7 +435,7 @@ FOUND_UNDER: Final = {
         "PROMPT-ASSEMBLY-PIPELINE",
         "the smallest case shows it in the result of an assembly in `s1`, whose section `a` "
         "shadows a global one whose provider fails: the shadowed provider is called, so the "
-        "assembly fails (`scripted-failure`: \"a provider throwing rejects the whole assembly\") "
+        'assembly fails (`scripted-failure`: "a provider throwing rejects the whole assembly") '
         "where it must succeed (and `counts` shows the extra evaluation); an assembly that fails "
         "with another kind than the tool order's is filed under the pipeline",
     ),
