@@ -143,17 +143,49 @@ def _op_contracts(divergence: Divergence, index: int, problem: str) -> list[str]
     if name == "observe":
         return _log_contracts(divergence, index)
     if name in ("assemble", "await", "open", "abort"):
-        expected = divergence.expected[index]
-        if "error" in expected or "error" in problem:
-            return ["PROMPT-TOOL-ORDER" if "tool" in problem else "PROMPT-ASSEMBLY-PIPELINE"]
-        field = re.match(r"(\w+):", problem.split(": ", 1)[-1])
-        if field and field.group(1) in _ASSEMBLY_FIELDS:
-            contracts = list(_ASSEMBLY_FIELDS[field.group(1)])
-            if field.group(1) == "tools" and any(o["op"] == "mutate" for o in divergence.ops):
-                contracts.append("PROMPT-ASSEMBLY-MUTATION-TEST")
-            return contracts
-        return ["PROMPT-ASSEMBLY-PIPELINE"]
+        return _assembly_contracts(divergence, index, problem)
     return ["ROOT-MODEL"]
+
+
+#: The error kinds an assembly fails with under PROMPT-TOOL-ORDER; any other failure of an
+#: assembly (a provider that throws, two complete sections, an abort) is the pipeline's.
+_TOOL_ORDER_KINDS: Final = frozenset({"tool-order-unknown-name", "reserved-tool-name"})
+
+
+def _assembly_contracts(divergence: Divergence, index: int, problem: str) -> list[str]:
+    """An assembly's contracts: by the error kinds on either side when one failed, else by the
+    field that differs; tools that differ only in order are the tool order's, tools that differ
+    in which are there are also the pipeline's (step 3 reads the tool providers)."""
+    expected = divergence.expected[index]
+    observed = divergence.observed[index] if isinstance(divergence.observed, list) else None
+    kinds = {_error_kind(expected), _error_kind(observed)} - {None}
+    if kinds:
+        return ["PROMPT-TOOL-ORDER" if kinds & _TOOL_ORDER_KINDS else "PROMPT-ASSEMBLY-PIPELINE"]
+    field = re.match(r"(\w+):", problem.split(": ", 1)[-1])
+    if not field or field.group(1) not in _ASSEMBLY_FIELDS:
+        return ["PROMPT-ASSEMBLY-PIPELINE"]
+    contracts = list(_ASSEMBLY_FIELDS[field.group(1)])
+    if field.group(1) == "tools":
+        if sorted(_tool_names(expected)) != sorted(_tool_names(observed)):
+            contracts.append("PROMPT-ASSEMBLY-PIPELINE")
+        if any(o["op"] == "mutate" for o in divergence.ops):
+            contracts.append("PROMPT-ASSEMBLY-MUTATION-TEST")
+    return contracts
+
+
+def _error_kind(observation: Json) -> str | None:
+    """The kind of the error an op's observation (or expectation) holds, if any."""
+    error = observation.get("error") if isinstance(observation, dict) else None
+    return str(error.get("kind")) if isinstance(error, dict) else None
+
+
+def _tool_names(observation: Json) -> list[str]:
+    """The names of the tools of an assembly RESULT, in its order (none when it holds none)."""
+    assembly = observation.get("assembly") if isinstance(observation, dict) else None
+    tools = assembly.get("tools") if isinstance(assembly, dict) else None
+    if not isinstance(tools, list):
+        return []
+    return [str(tool.get("name")) if isinstance(tool, dict) else repr(tool) for tool in tools]
 
 
 def divergence_listeners(divergence: Divergence) -> set[str]:

@@ -6,7 +6,11 @@ drawn only when both implementations declare their capability (`EXTENDS`):
 - ``registry``: scopes, the five kinds of registration in any layer, releases, scope disposal,
   change observers that throw, waterfall listeners (``before`` and after edits, short-circuits,
   blocking on gates), providers whose first evaluation registers or releases (edits in the middle
-  of an assembly), assemblies (aborted, awaited), renders, mutations, counts and calls received;
+  of an assembly: registrations of every kind but suppressors, into any layer or into a scope
+  below the provider's own that has no layer yet, and replacements of the provider's own
+  registration or another one, released and registered again under its name in its layer),
+  assemblies (aborted, awaited), renders, mutations, counts and calls received; variable values
+  that hold references where the texts render;
 - ``session``: appends (valid ones, and ones that break exactly one append rule; events
   outside the core vocabulary holding zeros and negative numbers), surface replaces (tool
   results replaced by their content alone, or with one more field changed), runtime-context
@@ -42,7 +46,9 @@ Scenarios are drawn step by step by a builder that knows the names it created, s
 to something that exists and a shrunk scenario stays well-formed: deleting a step deletes what
 refers to it too. What the builder cannot know before running (whether a registration was
 rejected, whether an assembly produced one) is settled by the engine, which discards a scenario
-the differential implementation cannot run (`conformance.fuzz.engine`). Generation stays inside
+the differential implementation cannot run (`conformance.fuzz.engine`); the registry family
+draws no render of an assembly that may produce none (`_Builder.doomed`), since a render of a
+failed assembly makes the whole scenario one the reference cannot run. Generation stays inside
 what CONTRACTS.md decides: `AVOIDED` lists what it leaves out and why.
 """
 
@@ -222,6 +228,9 @@ TEXTS: Final = ("", "plain", "x={{x}}", "{{y}}", "{{x}", "{{{x}}}", "{{ x }}", "
 #: Texts that are well-formed and refer only to ``x`` and ``y`` (a swarm of the registry family).
 RENDERED_TEXTS: Final = ("plain", "x={{x}}", "{{y}}", "")
 VALUES: Final = ("v", "", None, "{{x}}", "w")
+#: Variable values of the registry family's swarm whose texts render: references to the other
+#: variable and to itself, inserted verbatim and never re-scanned (PROMPT-STRICT-RENDER).
+RENDERED_VALUES: Final = ("v", "{{y}}", "{{x}}", None, "x={{x}} {{y}}")
 CONFIGS: Final = (
     {"toolOrder": ["t", "<unlisted-tools>"]},
     {"toolOrder": ["<unlisted-tools>", "\uff5a", "t"]},
@@ -353,8 +362,20 @@ class _Builder:
         self.has_tools = False
         #: Section and context texts: in a loop, mostly ones that render, so that turns run.
         self.texts: tuple[str, ...] = TEXTS
+        #: Variable values.
+        self.values: tuple[Json, ...] = VALUES
         #: The chance (percent) that a provider's first evaluation edits the registry.
         self.effects = 15
+        #: The registry family's: what its providers' first evaluations edit (`registry_effect`
+        #: rather than `effect`), and which renders it leaves out (`doomed`).
+        self.registry_edits = False
+        #: Each registration or listener that may be in place, by handle (its op): what an
+        #: assembly will meet (`doomed`), and what an edit may replace (`registry_effect`).
+        self.live: dict[str, Json] = {}
+        #: Provider ids of registrations that were rejected: never declared, so never `received`.
+        self.undeclared: set[str] = set()
+        #: The configuration given by `configure`, if any.
+        self.config: Json = {}
         #: 1.3: per agent created with ``adapters``, the providers that have one so far (a
         #: `register-adapter` is drawn only for a provider that has none).
         self.adapter_maps: dict[str, set[str]] = {}
@@ -411,8 +432,9 @@ class _Builder:
         self.closed_gates.append(gate)
         return gate
 
-    def provider(self, values: tuple[Json, ...]) -> Json:
-        """A PROVIDER: counted under an id; returns, a sequence, or fails; maybe with effects."""
+    def provider(self, values: tuple[Json, ...], own: Json | None = None) -> Json:
+        """A PROVIDER: counted under an id; returns, a sequence, or fails; maybe with effects.
+        ``own``: the registration it is drawn for (its handle, layer, kind and name)."""
         ident = self.fresh("p")
         self.tracked.append(ident)
         spec: Json = {"id": ident}
@@ -424,7 +446,11 @@ class _Builder:
         else:
             spec["fails"] = "boom"
         if self.chance(self.effects):
-            spec["effects"] = [self.effect() for _ in range(self.between(1, 2))]
+            count = self.between(1, 2)
+            if self.registry_edits:
+                spec["effects"] = [op for _ in range(count) for op in self.registry_effect(own)]
+            else:
+                spec["effects"] = [self.effect() for _ in range(count)]
         return spec
 
     def effect(self) -> Json:
@@ -432,16 +458,59 @@ class _Builder:
         kind = self.pick(["variable", "section", "release", "tools"])
         if kind == "release" and self.releasable:
             return s.release(self.pick(self.releasable))
-        layer = self.layer()
+        return self.registration("variable" if kind == "release" else kind, self.layer())
+
+    def registry_effect(self, own: Json | None) -> list[Json]:
+        """The registry family's mid-assembly edits (`effect`'s, more of them): a release; a
+        registration of any named kind or of a tool provider, into any layer or into a scope
+        below the provider's own that has no layer yet (PROMPT-ASSEMBLY-PIPELINE: variables
+        and tool providers are read from the layers that existed when the assembly started,
+        the section and context maps from those on the chain at step 2); or a replacement: the
+        provider's own registration, or another one, released and one of the same kind and
+        name registered in its layer (PROMPT-VARIABLE-TEST: releasing a table's last variable
+        starts a new generation, and the replacement is first evaluated by the next assembly;
+        PROMPT-ASSEMBLY-MUTATION-TEST: a tool provider's from the next assembly on)."""
+        kind = self.pick(["variable", "section", "context", "tools", "release", "replace"])
+        if kind == "release" and self.releasable:
+            return [s.release(self.pick(self.releasable))]
+        if kind == "replace":
+            others = [op for op in self.live.values() if op["op"] == "register"]
+            replaced = own if own is not None and (not others or self.chance(60)) else None
+            if replaced is None and others:
+                replaced = self.pick(others)
+            if replaced is not None and replaced["kind"] != "suppressor":
+                again = self.registration(replaced["kind"], replaced.get("layer"))
+                if "name" in replaced:
+                    again["name"] = replaced["name"]
+                return [s.release(replaced["handle"]), again]
+            kind = "variable"
+        if kind == "release":
+            kind = "variable"
+        own_layer = None if own is None else own.get("layer")
+        # Scopes whose chain passes through the provider's layer, with no registration yet (a
+        # listener makes no layer).
+        below = [
+            scope
+            for scope in SCOPES
+            if own_layer in _chain(scope)[:-1]
+            and not any(op.get("layer") == scope for op in self.live.values())
+        ]
+        layer = self.scope(self.pick(below)) if below and self.chance(50) else self.layer()
+        return [self.registration(kind, layer)]
+
+    def registration(self, kind: str, layer: str | None) -> Json:
+        """A registration an edit makes: its provider returns the same plain value each time."""
         handle = self.fresh("e")
         if kind == "section":
             return s.section(handle, "e", 3, "effect {{z}}", layer=layer)
+        if kind == "context":
+            return s.context(handle, "e", 3, "effect", layer=layer)
         if kind == "tools":
             return s.tools(handle, {"returns": s.toolset(s.schema("t"))}, layer=layer)
         return s.variable(handle, "z", {"returns": "zv"}, layer=layer)
 
-    def text(self) -> Json:
-        return self.provider(self.texts) if self.chance(40) else self.pick(self.texts)
+    def text(self, own: Json | None = None) -> Json:
+        return self.provider(self.texts, own) if self.chance(40) else self.pick(self.texts)
 
     def schema(self) -> Json:
         schema = s.schema(
@@ -454,15 +523,22 @@ class _Builder:
     def register(self, op: Json, table: str | None) -> None:
         """Append a ``register`` op; its handle is releasable when it cannot have been rejected."""
         key = (op.get("layer"), table, op.get("name"))
-        rejected = (
+        refused = (
             (table is not None and key in self.names)
             or op.get("order") in ("NaN", "Infinity")
             or op.get("name") == "1x"
-            or self.observer_pending
         )
-        self.observer_pending = False
+        rejected = refused or self.observer_pending
+        # A refused registration emits nothing (PROMPT-REGISTRY-CONTRACT): the observer still
+        # throws at the next one.
+        self.observer_pending = self.observer_pending and refused
         self.ops.append(op)
-        if not rejected:
+        if rejected:
+            for spec in (op.get("provider"), op.get("text")):
+                if isinstance(spec, dict) and "id" in spec:
+                    self.undeclared.add(spec["id"])
+        else:
+            self.live[op["handle"]] = op
             if table is not None:
                 self.names[key] = op["handle"]
             self.releasable.append(op["handle"])
@@ -472,27 +548,33 @@ class _Builder:
     def release(self, handle: str) -> None:
         self.ops.append(s.release(handle))
         self.names = {key: held for key, held in self.names.items() if held != handle}
+        self.live.pop(handle, None)
 
     # -- registry steps -----------------------------------------------------------------------
 
     def section(self) -> None:
         layer, name = self.layer(), self.pick(SECTION_NAMES)
         complete = self.chance(8)
-        op = s.section(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
+        handle, order = self.fresh("h"), self.pick(ORDERS)
+        own = {"handle": handle, "layer": layer, "kind": "section", "name": name}
+        op = s.section(handle, name, order, self.text(own), layer=layer)
         if complete:
             op["complete"] = True
         self.register(op, "sections")
 
     def context(self) -> None:
         layer, name = self.layer(), self.pick(CONTEXT_NAMES)
-        op = s.context(self.fresh("h"), name, self.pick(ORDERS), self.text(), layer=layer)
+        handle, order = self.fresh("h"), self.pick(ORDERS)
+        own = {"handle": handle, "layer": layer, "kind": "context", "name": name}
+        op = s.context(handle, name, order, self.text(own), layer=layer)
         self.register(op, "contexts")
 
     def variable(self) -> None:
         layer, name = self.layer(), self.pick(VARIABLE_NAMES)
-        self.register(
-            s.variable(self.fresh("h"), name, self.provider(VALUES), layer=layer), "variables"
-        )
+        handle = self.fresh("h")
+        own = {"handle": handle, "layer": layer, "kind": "variable", "name": name}
+        op = s.variable(handle, name, self.provider(self.values, own), layer=layer)
+        self.register(op, "variables")
 
     def tools(self) -> None:
         layer = self.layer()
@@ -502,9 +584,12 @@ class _Builder:
             toolset["knownNames"] = [self.pick(TOOL_NAMES), "nope"]
         if self.chance(5):
             toolset["schemas"].append(s.schema("<unlisted-tools>"))
-        provider = self.provider((toolset,))
+        # The registry family's handle comes first, so that an edit may replace its own.
+        handle = self.fresh("h") if self.registry_edits else None
+        own = {"handle": handle, "layer": layer, "kind": "tools"}
+        provider = self.provider((toolset,), own if handle else None)
         self.has_tools = True
-        self.register(s.tools(self.fresh("h"), provider, layer=layer), None)
+        self.register(s.tools(handle or self.fresh("h"), provider, layer=layer), None)
 
     def suppressor(self) -> None:
         self.register(s.suppressor(self.fresh("h"), layer=self.layer()), None)
@@ -522,12 +607,20 @@ class _Builder:
             name = self.pick(self.scopes)
             self.ops.append(s.dispose(name))
             self.names = {key: held for key, held in self.names.items() if key[0] != name}
+            self.live = {
+                handle: op
+                for handle, op in self.live.items()
+                if op.get("layer", op.get("scope")) != name
+            }
 
     def change_observer(self) -> None:
         """An observer that throws once: the next registration is rolled back."""
         self.ops.append(s.change_observer("observer failed"))
         self.observer_pending = True
-        self.section()
+        for _ in range(3):  # until a registration is not refused, and so rolled back
+            self.section()
+            if not self.observer_pending:
+                break
 
     def edit(self) -> Json:
         kind = self.pick(["append", "remove", "reverse", "replace", "retext", "set-variable"])
@@ -564,6 +657,7 @@ class _Builder:
         handle = self.fresh("h")
         target = self.layer() if scope is None else scope
         self.ops.append(s.listen(handle, listener, scope=target))
+        self.live[handle] = self.ops[-1]
         self.releasable.append(handle)
 
     def assemble(self) -> None:
@@ -573,7 +667,11 @@ class _Builder:
             op["aborted"] = True
         self.ops.append(op)
         self.assemblies.append(name)
-        for follow in self.draw(_FOLLOWS):
+        follows = self.draw(_FOLLOWS)
+        if self.registry_edits and self.doomed(op.get("scope")):
+            # It may produce no assembly: nothing to render (the reference could not run it).
+            follows = [follow for follow in follows if follow == "received"]
+        for follow in follows:
             if follow == "render":
                 self.ops.append(s.render(name))
             elif follow == "context":
@@ -582,7 +680,7 @@ class _Builder:
                 # What a provider or listener was given: its context names the agent only in
                 # an agent's own scope (DESIGN-SCOPED-LAYERS, `registry-1.2`).
                 self.received()
-            elif self.has_tools:
+            elif self.has_tools and (not self.registry_edits or self.tooled(op.get("scope"))):
                 path: list[str | int] = ["tools", 0, "parameters", "properties"]
                 self.ops.append(s.mutate(name, path, set={"k": {"type": "string"}}))
 
@@ -604,14 +702,18 @@ class _Builder:
         self.ops.append(s.counts())
 
     def received(self) -> None:
-        if self.tracked:
-            self.ops.append(s.received(self.pick(self.tracked)))
+        tracked = self.tracked
+        if self.registry_edits:
+            tracked = [ident for ident in tracked if ident not in self.undeclared]
+        if tracked:
+            self.ops.append(s.received(self.pick(tracked)))
 
     def finish(self) -> None:
         """Open every gate, then assemble and render in the global scope and every scope
         created, and count: most of what a registry scenario did shows in these observations."""
         for gate in self.closed_gates:
             self.ops.append(s.open_gate(gate))
+        self.closed_gates = []
         scopes = [None, *self.scopes]
         if self.chance(50):
             # Innermost first: a provider is first evaluated where a scope may have no layer yet
@@ -619,11 +721,59 @@ class _Builder:
             scopes.reverse()
         for scope in scopes:
             name = self.fresh("as")
-            self.ops += [s.assemble(name, scope=scope), s.render(name), s.render_context(name)]
+            self.ops.append(s.assemble(name, scope=scope))
+            if not self.doomed(scope):
+                self.ops += [s.render(name), s.render_context(name)]
         self.ops.append(s.counts())
 
+    def doomed(self, scope: str | None) -> bool:
+        """Whether an assembly in ``scope`` may produce none, from what may be in place on its
+        chain: a provider that fails, a tool provider offering `<unlisted-tools>`
+        (`reserved-tool-name`), two complete sections, a configured `toolOrder` naming a tool
+        no provider knows, a failing listener or one waiting for a closed gate. Its render
+        would be a scenario the reference cannot run (PROTOCOL.md: a render needs an
+        assembly), discarded whole. Shadowed and suppressed providers count too: an
+        implementation that evaluates them (PROMPT-SCOPE-SHADOW, PROMPT-ASSEMBLY-PIPELINE step
+        6) would answer such a render `errored`, which the fuzz gallery cannot replay."""
+        chain = _chain(scope)
+        known: set[str] = set()
+        complete = 0
+        for op in self.live.values():
+            if op.get("layer", op.get("scope")) not in chain:
+                continue
+            if op["op"] == "listen":
+                listener = op["listener"]
+                if (
+                    "fails" in listener
+                    or listener.get("waitFor", {}).get("gate") in self.closed_gates
+                ):
+                    return True
+                continue
+            provider = op.get("provider", op.get("text"))
+            if isinstance(provider, dict) and "fails" in provider:
+                return True
+            complete += bool(op.get("complete"))
+            if op["kind"] == "tools":
+                for toolset in provider.get("sequence", [provider.get("returns")]):
+                    names = [schema["name"] for schema in toolset["schemas"]]
+                    known.update(toolset.get("knownNames", names))
+                    if "<unlisted-tools>" in names:
+                        return True
+        listed = self.config.get("toolOrder") or []
+        unknown = any(name not in known for name in listed if name != "<unlisted-tools>")
+        return unknown or complete > 1
+
+    def tooled(self, scope: str | None) -> bool:
+        """Whether an assembly in ``scope`` has a tool provider that may be in place (a path
+        into its first tool exists)."""
+        chain = _chain(scope)
+        return any(
+            op.get("kind") == "tools" and op.get("layer") in chain for op in self.live.values()
+        )
+
     def configure(self) -> None:
-        self.ops.append(s.configure(dict(self.pick(CONFIGS))))
+        self.config = dict(self.pick(CONFIGS))
+        self.ops.append(s.configure(self.config))
 
     REGISTRY_STEPS: Final[tuple[tuple[int, str], ...]] = (
         (6, "section"),
@@ -1065,6 +1215,13 @@ class _Builder:
                 step()
                 if len(self.ops) > before:
                     break
+
+
+def _chain(scope: str | None) -> list[str | None]:
+    """A registry scope's chain, global first (`_Builder.scope`: ``s2``'s parent is ``s1``)."""
+    if scope is None:
+        return [None]
+    return [None, *(["s1"] if scope == "s2" else []), scope]
 
 
 def _is_call(reply: Json) -> bool:
@@ -1544,13 +1701,18 @@ REQUIRES: Final[dict[str, tuple[str, ...]]] = {
 @st.composite
 def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[Json]:
     builder = _Builder(draw, capabilities)
+    builder.registry_edits = family == "registry"
     if family in ("registry", "loop") and builder.chance(20):
         builder.configure()
     if family == "registry":
+        if builder.config.get("includeHarnessIdentity", True):
+            # The configuration's identity section holds its name in the global layer
+            # (PROMPT-REGISTRY-CONTRACT: an ordinary section): registering it there is refused.
+            builder.names[None, "sections", s.IDENTITY_NAME] = ""
         if builder.chance(30):
             # Swarm: a scenario whose texts all render (well-formed references to the variables
             # it registers first), so that renders get past the malformed ones.
-            builder.texts = RENDERED_TEXTS
+            builder.texts, builder.values = RENDERED_TEXTS, RENDERED_VALUES
             builder.variable()
             builder.variable()
         if builder.chance(25):

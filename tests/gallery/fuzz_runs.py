@@ -92,7 +92,12 @@ def verdict(driver: str, family: str) -> Verdict:
     impl, reference = served(driver), load_implementation("reference")
     try:
         run = fuzzed(impl, reference, family)
-        found: Verdict = {"driver": driver, "family": family, "examples": run.examples}
+        found: Verdict = {
+            "driver": driver,
+            "family": family,
+            "examples": run.examples,
+            "seconds": run.seconds,
+        }
         if run.shrunk is None or run.first is None:
             return {**found, "found": False}
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)

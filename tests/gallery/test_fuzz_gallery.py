@@ -255,6 +255,8 @@ REACHED: Final = {
     "RequestHookWithoutSetThrows": "loop",
     "RecentlyCalledToolsFirst": "wire",
     "SectionMapsFromLayersAtStart": "registry",
+    "VariableTablesWithoutGenerations": "registry",
+    "ToolProvidersFromLayersAtStep3": "registry",
 }
 
 
@@ -280,10 +282,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "while it waits",
     "DisposesTheScopeAtOnce": "loop: a registration in the agent's scope, a gated listener there, "
     "a follow-up, `dispose-agent`, then `counts` or an assembly there before the gate opens",
-    "VariableTablesWithoutGenerations": "registry: a variable provider whose first evaluation "
-    "releases the last variable of a layer and registers another there",
-    "ToolProvidersFromLayersAtStep3": "registry: a variable provider whose first evaluation "
-    "registers a tool provider into a scope that has no layer yet, assembled in that scope",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
     "EmptyDecisionWithoutAList": "loop: an `empty` pre-step decision at a step the loop opens "
@@ -432,6 +430,14 @@ FOUND_UNDER: Final = {
         "one request whose history calls the second of two tools shows it in that request's "
         "body (`tools` out of the request's order), which the wire comparison judges; "
         "PROMPT-CACHE-E2E judges the same departure over two live requests",
+    ),
+    "EvaluatesShadowedProviders": (
+        "PROMPT-ASSEMBLY-PIPELINE",
+        "the smallest case shows it in the result of an assembly in `s1`, whose section `a` "
+        "shadows a global one whose provider fails: the shadowed provider is called, so the "
+        'assembly fails (`scripted-failure`: "a provider throwing rejects the whole assembly") '
+        "where it must succeed (and `counts` shows the extra evaluation); an assembly that fails "
+        "with another kind than the tool order's is filed under the pipeline",
     ),
 }
 #: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
