@@ -9,7 +9,12 @@ Hypothesis to a minimal op sequence; its examples are kept in a database of the 
 `default_database`), replayed first on the next run.
 
 A run is a series of Hypothesis batches seeded ``seed``, ``seed + 1``, …, until the budget is
-spent: a fixed seed makes a run reproducible (with the database switched off, or empty).
+spent: a fixed seed makes a run reproducible (with the database switched off, or empty). Until
+its first divergence, a run draws the same scenarios whatever the implementation (each batch is
+a Hypothesis run of its own, which sees only which scenarios passed and which were discarded, and
+``against`` decides the discards): so a `Corpus` of one family's scenarios, recorded once with
+``against``'s observations, serves every implementation fuzzed with that seed (`fuzz_over`
+replays it, and draws again only from the batch where the implementation first diverges).
 Shrinking gets a budget of its own, a number of scenarios (``shrink_examples``) and, for a user
 with a slow implementation, seconds (``shrink_budget``); once it is spent, shrinking stops at the
 next scenario not yet judged, and the result is the smallest divergence judged so far (fewest
@@ -21,6 +26,7 @@ on any machine: the seconds depend on its speed.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -86,6 +92,43 @@ class Run:
     families: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A scenario a run judged, and what ``against`` observed (``None``: it could not run it, so
+    the scenario was discarded)."""
+
+    key: str
+    ops: list[Json]
+    reference: Outcome | None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What a run of one family draws with a seed, batch by batch, and ``against``'s
+    observations of it: the scenarios any implementation meets up to its first divergence."""
+
+    family: str
+    seed: int
+    #: The most scenarios a run judges (`fuzz`'s ``examples``).
+    examples: int
+    #: The capabilities the scenarios were drawn under (`declared`).
+    capabilities: frozenset[str]
+    batches: tuple[tuple[Judged, ...], ...]
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a run starts when the batches before it are known to pass (`fuzz_over`): the batch,
+    the scenarios judged and discarded before it, those that passed (as JSON text, the keys a run
+    remembers verdicts by), and the seconds spent on them."""
+
+    batch: int
+    examples: int
+    discarded: int
+    passed: frozenset[str]
+    seconds: float
+
+
 class _Diverged(Exception):
     def __init__(self, divergence: Divergence) -> None:
         super().__init__("\n".join(divergence.problems()))
@@ -136,20 +179,12 @@ def run_scenario(
     return runner(impl, case_id, ops) if runner else impl.run(case_id, {"ops": ops})
 
 
-def judge(
-    impl: Implementation, against: Implementation, family: str, ops: list[Json]
+def compare(
+    family: str, ops: list[Json], reference: Outcome, own: Outcome, requires: tuple[str, ...]
 ) -> Divergence | None:
-    """Run ``ops`` on both; ``None`` if the oracles are satisfied. Rejects (discards) the
-    scenario when ``against`` cannot run it."""
-    capabilities = declared(impl, against)
-    requires = REQUIRES[family] + tuple(c for c in EXTENDS[family] if c in capabilities)
-    reference = run_scenario(against, family, ops)
-    if reference.kind != "observed":
-        reject()
+    """What the two oracles find in ``own`` (the implementation's outcome; ``errored``, or
+    observed) against ``reference`` (observed): ``None`` if they are satisfied."""
     expected = expectations(ops, reference.observations)
-    own = run_scenario(impl, family, ops)
-    if own.kind == "skipped":
-        reject()
     if own.kind == "errored":
         context = dumps(own.context)[:2000] if own.context is not None else ""
         errored = f"{own.reason} {context}".strip()
@@ -161,8 +196,13 @@ def judge(
     return Divergence(family, ops, expected, own.observations, found, violations, None, requires)
 
 
+def requirements(family: str, capabilities: frozenset[str]) -> tuple[str, ...]:
+    """The capabilities a scenario of ``family`` drawn under ``capabilities`` requires."""
+    return REQUIRES[family] + tuple(c for c in EXTENDS[family] if c in capabilities)
+
+
 def fuzz(
-    impl: Implementation,
+    impl: Implementation | None,
     against: Implementation,
     *,
     budget: float,
@@ -172,15 +212,26 @@ def fuzz(
     shrink_budget: float = math.inf,
     shrink_examples: float = math.inf,
     examples: float = math.inf,
+    resume: Resume | None = None,
+    record: Callable[[int, Judged], None] | None = None,
 ) -> Run:
     """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
     that does not depend on the machine's speed) or until the first divergence, then shrink it
     within ``shrink_budget`` seconds and ``shrink_examples`` scenarios judged (the latter, again,
-    the same on any machine)."""
+    the same on any machine).
+
+    With ``resume``, the run starts at its batch, as if the batches before it had passed. Each
+    scenario judged is handed to ``record`` with its batch; with no ``impl``, only ``against``
+    runs them (what `record_corpus` records), and nothing diverges."""
     run = Run(families=families)
     verdicts: dict[str, Divergence | None] = {}
+    batch, start = 0, time.monotonic()
+    if resume is not None:
+        batch, run.examples, run.discarded = resume.batch, resume.examples, resume.discarded
+        verdicts = dict.fromkeys(resume.passed)
+        start -= resume.seconds
+    capabilities = declared(impl or against, against)
     smallest: Divergence | None = None  # judged so far: the result if shrinking is cut short
-    start = time.monotonic()
 
     def check(scenario: tuple[str, list[Json]]) -> None:
         nonlocal smallest
@@ -199,11 +250,17 @@ def fuzz(
             run.examples += 1
             if run.first_seconds is not None:
                 run.shrink_examples += 1
-            try:
-                verdict = judge(impl, against, family, ops)
-            except BaseException:
+            reference = run_scenario(against, family, ops)
+            observed = reference.kind == "observed"
+            if record is not None:
+                record(batch, Judged(key, ops, reference if observed else None))
+            own = run_scenario(impl, family, ops) if impl is not None and observed else None
+            if not observed or (own is not None and own.kind == "skipped"):
                 run.discarded += 1
-                raise
+                reject()
+            verdict = None
+            if own is not None:
+                verdict = compare(family, ops, reference, own, requirements(family, capabilities))
             verdicts[key] = verdict
         if verdict is not None:
             if run.first is None:
@@ -213,7 +270,6 @@ def fuzz(
                 smallest = verdict
             raise _Diverged(verdict)
 
-    batch = 0
     while time.monotonic() - start < budget and run.examples < examples:
         phases = [Phase.generate, Phase.shrink]
         if batch == 0:
@@ -227,7 +283,7 @@ def fuzz(
             report_multiple_bugs=False,
             print_blob=False,
         )
-        strategy = scenarios(families, declared(impl, against))
+        strategy = scenarios(families, capabilities)
         # `seed` switches the database off in the settings it finds, so it is applied first.
         test = configured(seed(seed_value + batch)(given(strategy)(check)))
         try:
@@ -241,6 +297,80 @@ def fuzz(
         batch += 1
     run.seconds = time.monotonic() - start
     return run
+
+
+def record_corpus(
+    against: Implementation, family: str, *, seed_value: int, examples: int
+) -> Corpus:
+    """The scenarios of ``family`` a run with ``seed_value`` judges (at most ``examples``),
+    with ``against``'s observations of each, batch by batch."""
+    batches: list[list[Judged]] = []
+
+    def keep(batch: int, judged: Judged) -> None:
+        batches.extend([] for _ in range(batch + 1 - len(batches)))
+        batches[batch].append(judged)
+
+    fuzz(
+        None,
+        against,
+        budget=math.inf,
+        seed_value=seed_value,
+        database=None,
+        families=(family,),
+        examples=examples,
+        record=keep,
+    )
+    capabilities = declared(against, against)
+    return Corpus(family, seed_value, examples, capabilities, tuple(tuple(b) for b in batches))
+
+
+def fuzz_over(
+    corpus: Corpus, impl: Implementation, against: Implementation, *, shrink_examples: float
+) -> Run:
+    """What `fuzz` with the corpus's family, seed and count, no database and no time budget returns,
+    without drawing what the corpus holds: ``impl`` runs the corpus's scenarios, compared with
+    the observations recorded; at the first that diverges (or that ``impl`` skips), `fuzz` draws
+    again from that scenario's batch, knowing the batches before it passed, and shrinks."""
+    start = time.monotonic()
+    again = functools.partial(
+        fuzz,
+        impl,
+        against,
+        budget=math.inf,
+        seed_value=corpus.seed,
+        database=None,
+        families=(corpus.family,),
+        shrink_examples=shrink_examples,
+        examples=corpus.examples,
+    )
+    capabilities = declared(impl, against)
+    if capabilities != corpus.capabilities:
+        return again()  # other scenarios than the corpus's are drawn
+    requires = requirements(corpus.family, capabilities)
+    judged = discarded = 0
+    passed: set[str] = set()
+    for batch, scenarios_judged in enumerate(corpus.batches):
+        seconds = time.monotonic() - start
+        resume = Resume(batch, judged, discarded, frozenset(passed), seconds)
+        for scenario in scenarios_judged:
+            judged += 1
+            if scenario.reference is None:
+                discarded += 1
+                continue
+            own = run_scenario(impl, corpus.family, scenario.ops)
+            if (
+                own.kind == "skipped"
+                or compare(corpus.family, scenario.ops, scenario.reference, own, requires)
+                is not None
+            ):
+                return again(resume=resume)
+            passed.add(scenario.key)
+    return Run(
+        examples=judged,
+        discarded=discarded,
+        seconds=time.monotonic() - start,
+        families=(corpus.family,),
+    )
 
 
 def database_at(path: str | None) -> ExampleDatabase | None:

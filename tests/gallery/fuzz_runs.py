@@ -12,9 +12,13 @@ first (a claim is a file created with ``O_EXCL``), and its verdict is a JSON fil
 (renamed into place), which the test asserts on.
 
 Both sides fuzz with the same fixed seed and counts (`fuzzed`), so a verdict does not depend on
-which process made it. In either, the wrong implementation is served from a child process of
-its own (it may patch the reference model for the life of its process), and the reference it is
-compared with runs in the fuzzing process, never patched.
+which process made it. Each process records a family's scenarios, with the reference's
+observations, once (`corpus`): every entry of the family meets the same scenarios up to its first
+divergence, so each entry runs the recorded ones and draws again only from the batch where it
+diverges (`conformance.fuzz.engine.fuzz_over`: the verdict is the one drawing everything gives).
+In either, the wrong implementation is served from a child process of its own (it may patch the
+reference model for the life of its process), and the reference it is compared with runs in the
+fuzzing process, never patched.
 
     python fuzz_runs.py DIRECTORY DRIVER=FAMILY...
 """
@@ -31,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.fuzz.engine import Run, fuzz
+from conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
 from conformance.fuzz.found import as_case, replayed
 from conformance.harness.transport import Implementation, load_implementation
 from conformance.judge.case import Case
@@ -47,6 +51,20 @@ EXAMPLES: Final = 1200
 SHRINK_EXAMPLES: Final = 200
 
 Verdict = dict[str, Any]
+
+#: The families whose scenarios each process records once (`corpus`). Not ``http``: most of an
+#: exchange's cost is its loopback servers, which the implementation's side needs anyway, and
+#: its entries are found within a few dozen scenarios.
+RECORDED: Final = ("registry", "session", "loop", "wire")
+_CORPORA: dict[str, Corpus] = {}
+
+
+def corpus(family: str, reference: Implementation) -> Corpus:
+    """``family``'s scenarios of the fixed seed and count, with ``reference``'s observations:
+    recorded by the first entry of the family this process fuzzes."""
+    if family not in _CORPORA:
+        _CORPORA[family] = record_corpus(reference, family, seed_value=SEED, examples=EXAMPLES)
+    return _CORPORA[family]
 
 
 def served(driver: str) -> Implementation:
@@ -66,6 +84,9 @@ def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
     for side in (impl, reference):
         side.handshake()
         side.check_schema = False
+    if family in RECORDED:
+        recorded = corpus(family, reference)
+        return fuzz_over(recorded, impl, reference, shrink_examples=SHRINK_EXAMPLES)
     return fuzz(
         impl,
         reference,

@@ -1,0 +1,62 @@
+"""A recorded corpus changes nothing but the cost (`conformance.fuzz.engine.fuzz_over`): fuzzing
+over it returns what drawing every scenario returns, for an implementation that first diverges
+after the first batch (so the batches before it are replayed, and its own batch drawn again and
+shrunk) and for one that never diverges (so nothing is drawn at all)."""
+
+from __future__ import annotations
+
+import pytest
+from fuzz_runs import served
+
+from conformance.fuzz.engine import Run, fuzz, fuzz_over, record_corpus
+from conformance.harness.transport import Implementation, load_implementation
+from conformance.judge.jsontext import dumps
+
+#: Starting processes and fuzzing: not in the fast subset.
+pytestmark = pytest.mark.slow
+
+SEED = 0
+EXAMPLES = 300
+SHRINK_EXAMPLES = 40
+
+
+def _summary(run: Run) -> tuple[object, ...]:
+    """What a run found and how far it went, the seconds left out."""
+    ops = [dumps(d.ops) if d is not None else None for d in (run.first, run.shrunk)]
+    return run.examples, run.discarded, run.first_examples, run.shrink_examples, *ops
+
+
+def _both(impl: Implementation) -> tuple[Run, Run]:
+    reference = load_implementation("reference")
+    try:
+        for side in (impl, reference):
+            side.handshake()
+            side.check_schema = False
+        drawn = fuzz(
+            impl,
+            reference,
+            budget=600.0,
+            seed_value=SEED,
+            database=None,
+            families=("registry",),
+            shrink_examples=SHRINK_EXAMPLES,
+            examples=EXAMPLES,
+        )
+        corpus = record_corpus(reference, "registry", seed_value=SEED, examples=EXAMPLES)
+        replayed = fuzz_over(corpus, impl, reference, shrink_examples=SHRINK_EXAMPLES)
+        return drawn, replayed
+    finally:
+        impl.close()
+        reference.close()
+
+
+def test_a_divergence_after_the_first_batch_is_found_and_shrunk_alike() -> None:
+    drawn, replayed = _both(served("NullToolOrderRejected"))
+    assert drawn.first is not None and drawn.first_examples > 100  # after the first batch
+    assert _summary(replayed) == _summary(drawn)
+
+
+def test_an_implementation_that_never_diverges_judges_the_same_scenarios() -> None:
+    drawn, replayed = _both(load_implementation("reference", isolated=True))
+    assert drawn.first is None and drawn.examples == EXAMPLES
+    assert _summary(replayed) == _summary(drawn)
