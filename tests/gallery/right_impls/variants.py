@@ -125,17 +125,31 @@ def _content_apart(data: str, beside: str) -> tuple[str, str] | None:
         return None
 
 
+def _apart(
+    payload: Callable[..., list[Json]],
+    translator: translate.StreamTranslator,
+    data: str,
+    beside: str,
+    *,
+    content_first: bool,
+) -> list[Json]:
+    """``payload`` translating a delta that holds `content` and ``beside`` as two payloads, the
+    one with `content` first or last (`_content_apart`); any other payload as it is."""
+    apart = _content_apart(data, beside)
+    if apart is None:
+        return payload(translator, data)
+    without, content = apart
+    parts = (content, without) if content_first else (without, content)
+    return [event for part in parts for event in payload(translator, part)]
+
+
 @replacing(translate.StreamTranslator, "payload")
 def ToolCallsBeforeContent(
     payload: Callable[..., list[Json]], translator: translate.StreamTranslator, data: str
 ) -> list[Json]:
     """A delta holding both `content` and `tool_calls` opens its tool-call blocks before its
     text block (the reference opens the text block first)."""
-    apart = _content_apart(data, "tool_calls")
-    if apart is None:
-        return payload(translator, data)
-    without, content = apart
-    return [*payload(translator, without), *payload(translator, content)]
+    return _apart(payload, translator, data, "tool_calls", content_first=False)
 
 
 @replacing(translate.StreamTranslator, "payload")
@@ -144,11 +158,7 @@ def TextBeforeReasoning(
 ) -> list[Json]:
     """A delta holding both `reasoning_content` and `content` opens its text block before its
     reasoning block (the reference opens the reasoning block first)."""
-    apart = _content_apart(data, "reasoning_content")
-    if apart is None:
-        return payload(translator, data)
-    without, content = apart
-    return [*payload(translator, content), *payload(translator, without)]
+    return _apart(payload, translator, data, "reasoning_content", content_first=True)
 
 
 @replacing(httpx.Response, "aiter_bytes")
