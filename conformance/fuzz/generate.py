@@ -32,6 +32,13 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   hold their first request somewhere (`_Builder.hold`: a stream, a decision, a tool, a hook, a
   resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
+  A held round's disposal may be followed by ``counts`` (what it released while the turn
+  waits), and with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About
+  half of the loop scenarios are a swarm's (`_Builder.swarm`, Groce et al. 2012): each draws
+  its steps, replies, pre-step decisions, holds, what its held rounds send, its call
+  configurations, adapters and new instances' restarts from a part of each table, and switches
+  each agent option (`AGENT_OPTIONS`: pre-step decisions, request hooks, ``adapters``,
+  turn-stopping hooks, holds) and failing listeners on (for most agents) or off.
 
 - ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
   (`conformance.fuzz.wire`).
