@@ -36,6 +36,13 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   hold their first request somewhere (`_Builder.hold`: a stream, a decision, a tool, a hook, a
   resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
+  A held round's disposal may be followed by ``counts`` (what it released while the turn
+  waits), and with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About
+  half of the loop scenarios are a swarm's (`_Builder.swarm`, Groce et al. 2012): each draws
+  its steps, replies, pre-step decisions, holds, what its held rounds send, its call
+  configurations, adapters and new instances' restarts from a part of each table, and switches
+  each agent option (`AGENT_OPTIONS`: pre-step decisions, request hooks, ``adapters``,
+  turn-stopping hooks, holds) and failing listeners on (for most agents) or off.
 
 - ``wire``: the ``deepseek-wire`` ops, requests, streams and error responses
   (`conformance.fuzz.wire`).
@@ -58,7 +65,7 @@ import copy
 import functools
 import itertools
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 
@@ -68,6 +75,7 @@ from .http import http_steps
 from .wire import wire_steps
 
 Json = Any
+Entry = TypeVar("Entry")
 
 #: What generation never produces, each with the CONTRACTS.md rule that leaves its outcome open.
 AVOIDED: Final[tuple[tuple[str, str], ...]] = (
@@ -308,6 +316,49 @@ NUMBERED_TOOL: Final = s.schema(
 #: 1.3: adapters' effort sets (ADAPTERS_ENTRY ``efforts``): the configs' efforts are ``high`` and
 #: the defaults' ``low``, so each set passes some and refuses others.
 EFFORTS: Final = (["low"], ["off", "max"], ["low", "high"])
+#: The loop family's kinds of scripted reply (`_Builder.reply`), by weight.
+REPLY_KINDS: Final = (
+    (2, "answer"),
+    (2, "call"),
+    (1, "fails"),
+    (1, "partial"),
+    (1, "cut"),
+    (1, "usage"),
+    (1, "silent"),
+)
+#: The chance (percent) that an agent gets each of these (`_Builder.agent`): pre-step decisions
+#: (25 without loop-1.2), `agent/request` hooks and the ``adapters`` map (loop-1.2),
+#: `agent/turn-stopping` hooks (loop-1.3), a first request held (`_Builder.hold`).
+AGENT_OPTIONS: Final = {
+    "pre-step": 40,
+    "request": 40,
+    "adapters": 30,
+    "turn-stopping": 30,
+    "hold": 35,
+}
+#: How a new loop instance's configuration differs from the one whose log it takes over
+#: (`_Builder.restarted`).
+RESTARTS: Final = ("same", "no-effort", "effort")
+#: A pre-step DECISION's names (`_Builder.decision`), by weight.
+DECISIONS: Final = ((2, "default"), (1, "reject"), (1, "empty"))
+#: Where a held agent's first request waits (`_Builder.hold`); the last four need loop-1.2.
+HOLDS: Final = (
+    (1, "stream"),
+    (1, "decision"),
+    (1, "tool"),
+    (1, "hook"),
+    (1, "pre-step"),
+    (1, "resolution"),
+)
+#: What a held round sends or observes while its turn may wait (`_Builder.held_round`), by weight.
+MEANWHILE: Final = (
+    (2, "cancel"),
+    (1, "followup"),
+    (1, "steer"),
+    (1, "inject"),
+    (1, "counts"),
+    (1, "dispose"),
+)
 #: Each family's capabilities of protocol 1.2 and 1.3, whose ops it draws when both sides declare
 #: them.
 EXTENDS: Final[dict[str, tuple[str, ...]]] = {
@@ -328,6 +379,11 @@ def _below(count: int) -> st.SearchStrategy[int]:
 @functools.cache
 def _range(low: int, high: int) -> st.SearchStrategy[int]:
     return st.integers(low, high)
+
+
+def _names(table: tuple[tuple[int, str], ...]) -> list[str]:
+    """The names of a table of ``(weight, name)``, each as many times as its weight."""
+    return [name for weight, name in table for _ in range(weight)]
 
 
 def _parameters(variant: int) -> Json:
@@ -388,6 +444,18 @@ class _Builder:
         self.padded = True
         #: Each agent's call configuration as created (a new instance may reuse one).
         self.configs: dict[str, Json] = {}
+        #: The loop family's tables, all of them unless this scenario is a swarm's (`swarm`).
+        self.loop_steps: tuple[tuple[int, str], ...] = self.LOOP_STEPS
+        self.reply_kinds: tuple[tuple[int, str], ...] = REPLY_KINDS
+        self.decisions: tuple[tuple[int, str], ...] = DECISIONS
+        self.holds: tuple[tuple[int, str], ...] = HOLDS
+        self.meanwhile: tuple[tuple[int, str], ...] = MEANWHILE
+        self.call_configs: tuple[Json, ...] = CALL_CONFIGS
+        self.adapter_options: tuple[Json, ...] = ADAPTERS
+        self.restarts: tuple[str, ...] = RESTARTS
+        self.agent_options: dict[str, int] = dict(AGENT_OPTIONS)
+        #: The chance (percent) that a listener fails (loop-1.2).
+        self.listener_failures = 8
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -646,7 +714,7 @@ class _Builder:
             listener["waitFor"] = {"abort": True}  # a cooperative listener: the turn's signal
         elif self.chance(30) if gated is None else gated:
             listener["waitFor"] = {"gate": self.gate()}
-        if self.has("loop-1.2") and self.chance(8):
+        if self.has("loop-1.2") and self.chance(self.listener_failures):
             listener["fails"] = "listener failed"
         if self.chance(30):
             listener["before"] = [self.edit()]
@@ -830,7 +898,7 @@ class _Builder:
                 # The decision may wait for a gate or for the turn's abort (PROMPT-CANCEL-TEST).
                 waits = self.chance(25)
                 actions.append({"action": action, "waitFor": self.wait()} if waits else action)
-        config = dict(self.pick(CALL_CONFIGS))
+        config = dict(self.pick(self.call_configs))
         if seeded and self.chance(50):
             config = self.restarted(self.configs[self.agents[0]])
         refused = later and self.agents and not seeded and self.chance(8)
@@ -845,12 +913,12 @@ class _Builder:
             "model": replies,
             "config": config,
             "tools": results,
-            "pre_step": decisions if self.chance(40 if later else 25) else None,
+            "pre_step": decisions if self.chance(self.option("pre-step")) else None,
             "request_error": actions,
         }
-        if later and self.chance(40):
+        if later and self.chance(self.option("request")):
             options["request"] = [self.request_hook() for _ in range(self.draw(_range(1, 2)))]
-        if later and self.chance(30):
+        if later and self.chance(self.option("adapters")):
             config["provider"] = self.pick(PROVIDERS)
             options["adapters"] = self.adapters()
             efforts = options["adapters"].get(config["provider"], {}).get("efforts")
@@ -860,8 +928,8 @@ class _Builder:
             if not refused:
                 self.adapter_maps[name] = set(options["adapters"])
         elif self.chance(25):
-            options["adapter"] = self.pick(ADAPTERS)
-        if self.has("loop-1.3") and self.chance(30):
+            options["adapter"] = self.pick(self.adapter_options)
+        if self.has("loop-1.3") and self.chance(self.option("turn-stopping")):
             options["turn_stopping"] = [self.stopping() for _ in range(self.between(1, 2))]
             if not refused and isinstance(options["turn_stopping"][0], dict):
                 self.stopping_agents.append(name)
@@ -871,18 +939,24 @@ class _Builder:
             options["seed"] = self.seeded_log()
         if self.chance(20):
             options["parent"] = self.scope("s1")
-        if self.chance(35):
+        if self.chance(self.option("hold")):
             self.hold(options)
         self.ops.append(lp.agent(name, **options))
         (self.refused if refused else self.agents).append(name)
         self.configs[name] = config
+
+    def option(self, name: str) -> int:
+        """The chance (percent) that an agent gets option ``name`` (`AGENT_OPTIONS`)."""
+        if name == "pre-step" and not self.has("loop-1.2"):
+            return min(25, self.agent_options[name])
+        return self.agent_options[name]
 
     def restarted(self, config: Json) -> Json:
         """A new instance's configuration over another agent's log: the same one, or the same
         route with its effort left out or another one (LOOP-REQUEST-BUILD: the effort restored
         for the same route unless the agent gives its own, the `resume` header)."""
         config = dict(config)
-        change = self.pick(["same", "no-effort", "effort"])
+        change = self.pick(self.restarts)
         if change == "no-effort":
             config.pop("reasoningEffort", None)
         elif change == "effort":
@@ -897,7 +971,8 @@ class _Builder:
         await point PROMPT-CANCEL-TEST and PROMPT-STEP-BOUNDARY speak of."""
         later = self.has("loop-1.2")
         where = self.pick(
-            ["stream", "decision"] + (["tool", "hook", "pre-step", "resolution"] if later else [])
+            [where for where in _names(self.holds) if later or where in ("stream", "decision")]
+            or ["stream", "decision"]
         )
         if where == "stream":
             options["model"].insert(0, self.held_stream())
@@ -950,7 +1025,7 @@ class _Builder:
 
     def decision(self) -> Json:
         """A pre-step DECISION; with loop-1.2 it may wait first, or throw."""
-        decision = self.pick(["default", "default", "reject", "empty"])
+        decision = self.pick(_names(self.decisions))
         if not self.has("loop-1.2") or self.chance(60):
             return decision
         if self.chance(25):
@@ -984,7 +1059,7 @@ class _Builder:
     def adapter_entry(self) -> Json:
         """An ADAPTERS_ENTRY: defaults, a context window, a resolution that may wait, fail or
         throw, and with loop-1.3 an effort set (`EFFORTS`)."""
-        entry: Json = dict(self.pick(({}, *ADAPTERS)))
+        entry: Json = dict(self.pick(({}, *self.adapter_options)))
         if self.chance(25):
             resolve: Json = dict(self.pick(({}, *RESOLVES)))
             if self.chance(40):
@@ -1042,9 +1117,7 @@ class _Builder:
                 self.ops.append(s.open_gate(gate))
 
     def reply(self) -> Json:
-        kind = self.pick(
-            ["answer", "answer", "call", "call", "fails", "partial", "cut", "usage", "silent"]
-        )
+        kind = self.pick(_names(self.reply_kinds))
         if kind == "answer":
             return lp.answer(self.pick(["hi", "ok"]))
         if kind == "usage":
@@ -1082,19 +1155,17 @@ class _Builder:
     def held_round(self) -> None:
         """A turn and, while something in it may wait (a stream, a decision, a resolution, a
         tool, a hook or a listener, for a gate or for the abort), one to three cancels, messages,
-        counts or an owner disposal; then gates opened, and maybe the next turn
-        (PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY)."""
+        counts or an owner disposal (after which only counts: `AVOIDED`); then gates opened, and
+        maybe the next turn (PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY)."""
         live = self.live_agents()
         if not live:
             return
         agent = self.pick(live)
         self.ops.append(lp.followup(agent, "go"))
         for _ in range(self.between(1, 3)):
-            if agent in self.disposed:
+            meanwhile = self.pick(_names(self.meanwhile))
+            if agent in self.disposed and meanwhile != "counts":
                 break
-            meanwhile = self.pick(
-                ["cancel", "cancel", "followup", "steer", "inject", "counts", "dispose"]
-            )
             if meanwhile == "cancel":
                 self.ops.append(lp.cancel(agent, self.pick(CAUSES)))
             elif meanwhile in ("followup", "steer"):
@@ -1105,6 +1176,8 @@ class _Builder:
             elif meanwhile == "dispose":
                 self.ops.append(lp.dispose(agent))
                 self.disposed.add(agent)
+                if self.chance(50):  # what the disposal released while the turn may wait
+                    self.ops.append(s.counts())
             else:
                 self.ops.append(s.counts())
         for gate in list(self.closed_gates):
@@ -1203,11 +1276,37 @@ class _Builder:
         (1, "hook_calls"),
     )
 
+    def swarm(self) -> None:
+        """Swarm testing (Groce et al., "Swarm Testing", ISSTA 2012) for the loop family: this
+        scenario draws its steps, its replies, its pre-step decisions, where its agents are held,
+        what its held rounds send, its agents' call configurations and adapters, and how a new
+        instance's configuration differs, each from a part of its table only (every entry kept
+        or left out with even odds), and switches each agent option (`AGENT_OPTIONS`) and failing
+        listeners on (for most) or off (for none), so that a combination of kinds that are each
+        rare comes up often in some scenarios instead of seldom in all of them."""
+        self.loop_steps = self.part(self.LOOP_STEPS)
+        self.reply_kinds = self.part(REPLY_KINDS)
+        self.decisions = self.part(DECISIONS)
+        self.holds = self.part(HOLDS)
+        self.meanwhile = self.part(MEANWHILE)
+        self.call_configs = self.part(CALL_CONFIGS)
+        self.adapter_options = self.part(ADAPTERS)
+        self.restarts = self.part(RESTARTS)
+        # Each agent option on for most agents, or for none; listeners that fail, for many.
+        for name in self.agent_options:
+            self.agent_options[name] = 80 if self.chance(50) else 0
+        self.listener_failures = 40 if self.chance(50) else 0
+
+    def part(self, table: tuple[Entry, ...]) -> tuple[Entry, ...]:
+        """The entries of ``table`` kept with even odds (the whole table if none is); shrinks
+        towards the whole table."""
+        return tuple(entry for entry in table if not self.chance(50)) or table
+
     def steps(self, table: tuple[tuple[int, str], ...], most: int, retries: int = 0) -> None:
         """Draw up to ``most`` steps from ``table`` (name by weight); a step that wrote no op
         (nothing for it to act on yet) is drawn again up to ``retries`` times, so that a
         scenario's steps are mostly ones that do something."""
-        names = [name for weight, name in table for _ in range(weight)]
+        names = _names(table)
         for _ in range(self.draw(_range(1, most))):
             for _attempt in range(1 + retries):
                 before = len(self.ops)
@@ -1732,9 +1831,13 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
         # Most scripts get a text answer for every request the scenario can make; the rest
         # may run beyond their replies (`SCRIPT_EXHAUSTED`, LOOP-REQUEST-ERROR-TEST).
         builder.padded = not builder.chance(10)
+        if builder.chance(50):
+            builder.swarm()
         builder.agent()
-        builder.steps(_Builder.LOOP_STEPS, 12, retries=2)
+        builder.steps(builder.loop_steps, 12, retries=2)
         builder.ops += [lp.observe(agent) for agent in builder.agents]
+        if builder.chance(30):  # and what one agent's hooks were asked
+            builder.hook_calls()
         if builder.padded:
             _pad_scripts(builder.ops)
     return [_without_expect(op) for op in builder.ops]

@@ -81,7 +81,6 @@ REACHED: Final = {
     "DecisionObjectReadAsDefault": "loop",
     "ToolsLeftOutOfTheBuild": "loop",
     "ParentScopeDropped": "loop",
-    "EffortRestoredForAnyRoute": "loop",
     "NewInstanceRestoresTheConfig": "loop",
     "MaxTokensUnchecked": "loop",
     "InjectWakesTheAgent": "loop",
@@ -214,7 +213,6 @@ REACHED: Final = {
     "CancelKeepsQueuedFollowups": "loop",
     "RequestErrorDecisionWithoutTheTurnSignal": "loop",
     "IdleDisposeKeepsTheScope": "loop",
-    "CancelWakesForInjected": "loop",
     "RenderInsideRetry": "loop",
     "InterruptedMessageDropsReasoning": "loop",
     "InterruptedMessageKeepsOnlyTheFirstBlock": "loop",
@@ -257,6 +255,13 @@ REACHED: Final = {
     "SectionMapsFromLayersAtStart": "registry",
     "VariableTablesWithoutGenerations": "registry",
     "ToolProvidersFromLayersAtStep3": "registry",
+    "SentAfterCancelForTheNextStep": "loop",
+    "RestoredEffortWins": "loop",
+    "ClaimsFollowupsAtEveryStep": "loop",
+    "HookCallsProposeNothing": "loop",
+    "RequestErrorTurnMixedUp": "loop",
+    "ResolutionWithoutTheTurnSignal": "loop",
+    "DisposesTheScopeAtOnce": "loop",
 }
 
 
@@ -266,30 +271,20 @@ REACHED: Final = {
 #: with the same seed, before the draws were last changed).
 NOT_FOUND_WITHIN_BUDGET: Final = {
     "ListenerFailureUnscripted": "loop: a LISTENER with `fails` (generation adds one to a "
-    "listener 1 time in 12, loop-1.2 only), then an `assemble` op it rejects outside a turn "
-    "(inside one any throw ends the turn UNKNOWN alike)",
-    "HookCallsProposeNothing": "loop: a context registered before a turn, then `hook-calls`, "
-    "whose `proposed` is the snapshot",
-    "SentAfterCancelForTheNextStep": "loop: a cancel, then a follow-up while the cancelled turn "
-    "settles, and the next turn's claimed messages",
-    "RequestErrorTurnMixedUp": "loop: a request-error decision recorded on a turn whose number "
-    "differs from its step's (turn 2 or later, step 1 is not enough)",
+    "listener 1 time in 12, in a swarm's scenario 2 in 5 or never; loop-1.2 only), then an "
+    "`assemble` op it rejects outside a turn (inside one any throw ends the turn UNKNOWN alike)",
     "EmptyDecisionStopsTheDriver": "loop: an empty pre-step decision ending a turn after a later "
     "step claimed its messages, with a follow-up queued meanwhile",
-    "RestoredEffortWins": "loop: a second agent with a `reasoningEffort` of its own over a log "
-    "whose header holds another, explicit effort for the same route",
-    "ResolutionWithoutTheTurnSignal": "loop: a resolution that waits for the abort, then a cancel "
-    "while it waits",
-    "DisposesTheScopeAtOnce": "loop: a registration in the agent's scope, a gated listener there, "
-    "a follow-up, `dispose-agent`, then `counts` or an assembly there before the gate opens",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
     "EmptyDecisionWithoutAList": "loop: an `empty` pre-step decision at a step the loop opens "
     "anyway (the continuation after a tool round trip), then `observe` (found before this round's "
     "loop shapes)",
-    "ClaimsFollowupsAtEveryStep": "loop: a multi-step turn (a tool round trip, or a steer while "
-    "step 1 is held) with a follow-up queued before its second step (found before this round's "
-    "loop shapes)",
+    "EffortRestoredForAnyRoute": "loop: a turn whose header holds an effort of the agent's own, "
+    "then a second agent seeded with that log on another route (provider or model) and no "
+    "effort of its own, and its turn (found before the loop swarm)",
+    "CancelWakesForInjected": "loop: a turn held on a gate, a cancel, then an `inject` while the "
+    "cancelled turn settles, and the gate opened (found before the loop swarm)",
 }
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
@@ -304,10 +299,10 @@ FOUND_UNDER: Final = {
         "(`received`, filed under the scoped layers): its context carries no agent",
     ),
     "BuildFailureAsksTheRequestErrorDecision": (
-        "LOOP-REQUEST-ERROR-TEST",
-        "the smallest case shows it in the log: a request hook's throw must end the turn, but "
-        "the request-error decision is asked and, waiting for its gate, holds the step open "
-        "(the `step/end` and `turn/end` are missing)",
+        "ROOT-MODEL",
+        "the smallest case shows it in `hook-calls`, which has no contract of its own (the loop "
+        "family's ROOT-MODEL files it): a route-less agent's request build fails, and the "
+        "request-error decision is recorded as asked about that failure where it must not be",
     ),
     "NoAdapterRemembered": (
         "ROOT-MODEL",
@@ -376,17 +371,11 @@ FOUND_UNDER: Final = {
         "must dispose its scope at once, releasing the section registered there, and that "
         "release's change notification is missing (notifications are the registry contract's)",
     ),
-    "CancelWakesForInjected": (
-        "DESIGN-SCOPED-LAYERS",
-        "the smallest case shows it in `counts` before the log: after a cancel, a message "
-        "injected while the cancelled turn settles starts a turn of its own, so the gated "
-        "listener in the agent's scope runs twice instead of once (and the log has that turn)",
-    ),
     "RenderInsideRetry": (
-        "DESIGN-SCOPED-LAYERS",
-        "the smallest case shows it in `counts`: a listener in the agent's scope runs once per "
-        "attempt instead of once per step (each retried attempt assembles again), and listener "
-        "counts are the scoped layers'",
+        "PROMPT-SCOPE-SHADOW",
+        "the smallest case shows it in `counts`: a global tools provider is evaluated twice in a "
+        "one-step turn (the attempt assembles again instead of reusing its step's assembly), and "
+        "a provider's evaluation count is filed under shadowing",
     ),
     "InterruptedMessageDropsReasoning": (
         "ROOT-MODEL",
@@ -418,13 +407,6 @@ FOUND_UNDER: Final = {
         "cancelled stream keeps a text block holding only a space beside the one with text, "
         "which the log comparison files under ROOT-MODEL",
     ),
-    "RequestHookWithoutSetThrows": (
-        "ROOT-MODEL",
-        "the smallest case shows it in the log: the hook object that only waits throws, so the "
-        "build fails and the turn's `request/header` is missing (a `step/end` comes in its "
-        "place; the request-error decision is not asked either), and the log comparison files "
-        "that event under ROOT-MODEL",
-    ),
     "RecentlyCalledToolsFirst": (
         "PROMPT-DEEPSEEK-WIRE",
         "one request whose history calls the second of two tools shows it in that request's "
@@ -438,6 +420,37 @@ FOUND_UNDER: Final = {
         'assembly fails (`scripted-failure`: "a provider throwing rejects the whole assembly") '
         "where it must succeed (and `counts` shows the extra evaluation); an assembly that fails "
         "with another kind than the tool order's is filed under the pipeline",
+    "ParentScopeDropped": (
+        "LOOP-REQUEST-BUILD",
+        "the smallest case shows it in the log: an agent created with `parent: s1` after a "
+        "section was registered in s1 writes a header whose system lacks that section (the "
+        "identity alone), and the first differing event, its `request/header`, is the build's",
+    ),
+    "HookCallsProposeNothing": (
+        "ROOT-MODEL",
+        "the smallest case shows it in `hook-calls`, which has no contract of its own (the loop "
+        "family's ROOT-MODEL files it): after a context registered before the turn, the first "
+        "pre-step call's `proposed` is null where the default decision proposes its snapshot",
+    ),
+    "RequestErrorTurnMixedUp": (
+        "ROOT-MODEL",
+        "the smallest case shows it in `hook-calls` (filed under the loop family's ROOT-MODEL): "
+        "the request-error decision about a failed attempt at step 1 of a later turn is "
+        "recorded with `turn: 1`, the step's number, instead of that turn's",
+    ),
+    "ResolutionWithoutTheTurnSignal": (
+        "PROMPT-STEP-BOUNDARY",
+        "the smallest case shows it in the log: a cancel while model resolution waits for the "
+        "abort must end the turn aborted, but the resolution never hears of it, so the step's "
+        "`step/end` and the `turn/end` are missing (the first missing event, `step/end`, is the "
+        "step boundary's)",
+    ),
+    "DisposesTheScopeAtOnce": (
+        "PROMPT-ASSEMBLY-PIPELINE",
+        "the smallest case shows it in an `assemble` op in the agent's scope right after "
+        "`dispose-agent`, while a gated listener there holds the turn: the scope keeps what it "
+        "holds until the turn has ended, so the same listener holds that assembly (`pending`), "
+        "but the scope is already disposed and the assembly completes (the pipeline's op)",
     ),
 }
 #: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
