@@ -420,6 +420,7 @@ FOUND_UNDER: Final = {
         'assembly fails (`scripted-failure`: "a provider throwing rejects the whole assembly") '
         "where it must succeed (and `counts` shows the extra evaluation); an assembly that fails "
         "with another kind than the tool order's is filed under the pipeline",
+    ),
     "ParentScopeDropped": (
         "LOOP-REQUEST-BUILD",
         "the smallest case shows it in the log: an agent created with `parent: s1` after a "
