@@ -21,7 +21,11 @@ next scenario not yet judged, and the result is the smallest divergence judged s
 ops, then the shortest JSON text). Hypothesis's shrinker, left to settle, would go on trying
 thousands of candidates that can no longer be judged, each drawn again at a cost of its own
 (most of the fuzz gallery's time went there). Only the count makes the shrunk scenario the same
-on any machine: the seconds depend on its speed.
+on any machine: the seconds depend on its speed. A second count, of scenarios drawn while
+shrinking (``shrink_draws``, judged or not), bounds the candidates that are drawn only to turn
+out the same ops as one already judged, which cost a draw each and no judged scenario: a
+scenario that draws choices its ops never show (the loop family's swarm draws which part of each
+table it may use) gives the shrinker thousands of those.
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ class Run:
     shrunk: Divergence | None = None
     #: Scenarios judged while shrinking (replays of one already judged not counted).
     shrink_examples: int = 0
+    #: Scenarios drawn while shrinking, judged or not.
+    shrink_draws: int = 0
     families: tuple[str, ...] = field(default=())
 
 
@@ -211,14 +217,15 @@ def fuzz(
     families: tuple[str, ...],
     shrink_budget: float = math.inf,
     shrink_examples: float = math.inf,
+    shrink_draws: float = math.inf,
     examples: float = math.inf,
     resume: Resume | None = None,
     record: Callable[[int, Judged], None] | None = None,
 ) -> Run:
     """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
     that does not depend on the machine's speed) or until the first divergence, then shrink it
-    within ``shrink_budget`` seconds and ``shrink_examples`` scenarios judged (the latter, again,
-    the same on any machine).
+    within ``shrink_budget`` seconds, ``shrink_examples`` scenarios judged and ``shrink_draws``
+    drawn (the counts, again, the same on any machine).
 
     With ``resume``, the run starts at its batch, as if the batches before it had passed. Each
     scenario judged is handed to ``record`` with its batch; with no ``impl``, only ``against``
@@ -236,6 +243,10 @@ def fuzz(
     def check(scenario: tuple[str, list[Json]]) -> None:
         nonlocal smallest
         family, ops = scenario
+        if run.first_seconds is not None:
+            if run.shrink_draws >= shrink_draws:
+                raise _ShrinkingSpent
+            run.shrink_draws += 1
         key = dumps(ops)
         elapsed = time.monotonic() - start
         if key in verdicts:
@@ -325,7 +336,12 @@ def record_corpus(
 
 
 def fuzz_over(
-    corpus: Corpus, impl: Implementation, against: Implementation, *, shrink_examples: float
+    corpus: Corpus,
+    impl: Implementation,
+    against: Implementation,
+    *,
+    shrink_examples: float,
+    shrink_draws: float = math.inf,
 ) -> Run:
     """What `fuzz` with the corpus's family, seed and count, no database and no time budget returns,
     without drawing what the corpus holds: ``impl`` runs the corpus's scenarios, compared with
@@ -341,6 +357,7 @@ def fuzz_over(
         database=None,
         families=(corpus.family,),
         shrink_examples=shrink_examples,
+        shrink_draws=shrink_draws,
         examples=corpus.examples,
     )
     capabilities = declared(impl, against)
