@@ -12,7 +12,8 @@ the differential one compares the stream (`conformance.fuzz.oracles.wire_expecta
 request that arrived (method, URL, the three contractual headers, the body as a JSON value with key
 order), and the self-check judges the raw body's bytes (`body_problems`: "the body is JSON as
 `JSON.stringify` writes it") and, where a request's history extends the one before it, the prefix
-stability of its serialized messages (`prefix_problems`, PROMPT-CACHE-E2E).
+stability of its serialized messages (`prefix_problems`, PROMPT-CACHE-E2E, judged by
+`conformance.judge.prefix_stability` as the suite's HTTP cases are).
 
 What is drawn: requests whose texts hold lone surrogates, surrogate halves that join into a pair
 across text blocks, control characters and line separators, with keys to trim or refuse (nothing
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..deepseek.loopback import LoopbackServer, Recorded, Scripted
 from ..harness.protocol import Outcome
 from ..harness.transport import Implementation
+from ..judge.prefix_stability import prefix_problems as body_prefix_problems
 
 if TYPE_CHECKING:
     from .generate import _Builder
@@ -326,10 +328,11 @@ def _surrogate(hexa: bytes) -> bool:
 
 def prefix_problems(ops: list[Json], observed: list[Json]) -> list[tuple[int, str]]:
     """``(op index, what is wrong)`` where a request whose history extends the one before it
-    (the same call, more messages) does not extend its serialized messages byte for byte:
-    "Byte identity is required between consecutive requests of one implementation (the prefix
-    stability of PROMPT-CACHE-E2E)" (PROMPT-DEEPSEEK-WIRE); PROMPT-CACHE-E2E: "each request
-    body's serialized messages extend the previous request's byte for byte"."""
+    (the same call, more messages) is not byte-identical to it where they overlap, judged by
+    `conformance.judge.prefix_stability` as the suite's HTTP cases are: PROMPT-CACHE-E2E, "each
+    request body's serialized messages extend the previous request's byte for byte", and
+    PROMPT-DEEPSEEK-WIRE, "Byte identity is required between consecutive requests of one
+    implementation (the prefix stability of PROMPT-CACHE-E2E)"."""
     exchanges = [
         (index + 1, op["request"], observed[index + 1])
         for index, op in enumerate(ops[:-1])
@@ -337,20 +340,25 @@ def prefix_problems(ops: list[Json], observed: list[Json]) -> list[tuple[int, st
     ]
     problems = []
     for (_, before, seen), (index, after, got) in itertools.pairwise(exchanges):
-        if not grown(before, after):
-            continue
-        first, second = _messages_text(seen), _messages_text(got)
-        if first is None or second is None:
-            continue
-        if not second.startswith(first[:-1] + ","):
-            problems.append(
-                (
-                    index,
-                    "the serialized messages do not extend the previous request's byte for byte: "
-                    f"{first[:300]!r}, then {second[:300]!r}",
-                )
-            )
+        first, second = _json_body(seen), _json_body(got)
+        if grown(before, after) and first is not None and second is not None:
+            problems += [(index, problem) for problem in body_prefix_problems([first, second])]
     return problems
+
+
+def _json_body(observed: Json) -> bytes | None:
+    """The raw body of a request that reached the server (``None``: none, or one that is not
+    UTF-8 JSON, which `body_problems` reports)."""
+    if not isinstance(observed, dict) or not isinstance(observed.get("bytes"), str):
+        return None
+    if observed.get("request", {}).get("body") is None:
+        return None
+    raw = base64.b64decode(observed["bytes"])
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return raw
 
 
 def grown(before: Json, after: Json) -> bool:
@@ -358,37 +366,3 @@ def grown(before: Json, after: Json) -> bool:
     messages, the earlier ones the same."""
     kept = {**after, "messages": after["messages"][: len(before["messages"])]}
     return kept == before and len(after["messages"]) > len(before["messages"])
-
-
-def _messages_text(observed: Json) -> str | None:
-    """The text of a request body's ``messages`` value as it was sent (``None``: no body that
-    is UTF-8 JSON with one, which `body_problems` reports)."""
-    if not isinstance(observed, dict) or not isinstance(observed.get("bytes"), str):
-        return None
-    try:
-        text = base64.b64decode(observed["bytes"]).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    decoder = json.JSONDecoder()
-    at = _space(text, 0)
-    if not text.startswith("{", at):
-        return None
-    at = _space(text, at + 1)
-    try:
-        while text.startswith('"', at):
-            key, at = decoder.raw_decode(text, at)
-            at = _space(text, _space(text, at) + 1)  # past the colon
-            _, end = decoder.raw_decode(text, at)
-            if key == "messages":
-                return text[at:end]
-            at = _space(text, _space(text, end) + 1)  # past the comma
-    except ValueError:
-        return None
-    return None
-
-
-def _space(text: str, at: int) -> int:
-    """The index of the first character from ``at`` on that is not JSON white space."""
-    while at < len(text) and text[at] in " \t\n\r":
-        at += 1
-    return at
