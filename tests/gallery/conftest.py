@@ -16,6 +16,25 @@ import pytest
 GALLERY_FILES = ("test_gallery.py", "test_right_impls.py")
 RUNS = pytest.StashKey[tuple[Path, "subprocess.Popen[str]"]]()
 LANE = pytest.StashKey[fuzz_runs.Lane]()
+#: How many tests of the fuzz tier were left out by ``-m`` (the test command leaves it out).
+UNFUZZED = pytest.StashKey[int]()
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        config = items[0].config
+        left_out = sum(1 for item in items if item.get_closest_marker("fuzz"))
+        config.stash[UNFUZZED] = config.stash.get(UNFUZZED, 0) + left_out
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say that the fuzz tier did not run, and how to run it: nothing is left out silently."""
+    left_out = terminalreporter.config.stash.get(UNFUZZED, 0)
+    if left_out:
+        terminalreporter.write_line(
+            f"the fuzz tier did not run ({left_out} tests): `python -m pytest -m fuzz` runs "
+            "it; CI runs it after the test command"
+        )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

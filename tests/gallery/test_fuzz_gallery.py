@@ -11,6 +11,8 @@ entry's intended case (`FOUND_UNDER` names the exceptions, and why each is the s
 
 The fuzzing itself (`fuzz_runs`) runs in a lane beside the rest of the suite, started by
 `conftest.py` once collection is over, and in the tests that reach an entry before the lane does.
+It is the fuzz tier (the ``fuzz`` marker: minutes of CPU, so not in the test command; `-m fuzz`
+runs it, and CI runs it after the test command); the tables' own check is in the test command.
 """
 
 from __future__ import annotations
@@ -479,6 +481,7 @@ def test_every_gallery_entry_is_reached_or_says_why_not() -> None:
     assert families <= set(FAMILIES), families - set(FAMILIES)
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("driver", sorted(REACHED))
 def test_fuzzing_finds_the_wrong_implementation(driver: str, fuzz_lane: fuzz_runs.Lane) -> None:
     # Any entry may be fuzzed here (the lane's, from the last), the http family's inside

@@ -88,6 +88,7 @@ def test_the_variant_passes_every_contract(reports: Any, variant: str) -> None:
         assert tally["passed"] > 0 and tally["failed"] == tally["errored"] == 0, (contract, tally)
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize(("variant", "family"), FUZZED)
 def test_fuzzing_does_not_tell_the_variant_from_the_reference(
     variant: str, family: str, fuzz_lane: fuzz_runs.Lane
