@@ -12,10 +12,11 @@ first (a claim is a file created with ``O_EXCL``), and its verdict is a JSON fil
 (renamed into place), which the test asserts on.
 
 Both sides fuzz with the same fixed seed and counts (`fuzzed`), so a verdict does not depend on
-which process made it. Each process records a family's scenarios, with the reference's
-observations, once (`corpus`): every entry of the family meets the same scenarios up to its first
-divergence, so each entry runs the recorded ones and draws again only from the batch where it
-diverges (`conformance.fuzz.engine.fuzz_over`: the verdict is the one drawing everything gives).
+which process made it. When a lane has several entries of a family, each process records the
+family's scenarios, with the reference's observations, once (`corpus`): every entry of the
+family meets the same scenarios up to its first divergence, so each entry runs the recorded ones
+and draws again only from the batch where it diverges (`conformance.fuzz.engine.fuzz_over`: the
+verdict is the one drawing everything gives).
 In either, the wrong implementation is served from a child process of its own (it may patch the
 reference model for the life of its process), and the reference it is compared with runs in the
 fuzzing process, never patched.
@@ -83,16 +84,16 @@ def served(driver: str) -> Implementation:
     return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
 
 
-def fuzzed(impl: Implementation, reference: Implementation, family: str) -> Run:
+def fuzzed(impl: Implementation, reference: Implementation, family: str, *, recorded: bool) -> Run:
     """Fuzz ``impl`` against the reference within the fixed seed and counts, in one family (the
-    gallery figures script, benchmarks/fuzz_gallery.py, runs the same)."""
+    gallery figures script, benchmarks/fuzz_gallery.py, runs the same); over the family's
+    recorded corpus if ``recorded`` (the same run, cheaper over several entries of a family)."""
     for side in (impl, reference):
         side.handshake()
         side.check_schema = False
-    if family in RECORDED:
-        recorded = corpus(family, reference)
+    if recorded and family in RECORDED:
         return fuzz_over(
-            recorded,
+            corpus(family, reference),
             impl,
             reference,
             shrink_examples=SHRINK_EXAMPLES,
@@ -119,12 +120,13 @@ def problems(impl: Implementation, case: Case, family: str = "") -> list[str]:
     return found
 
 
-def verdict(driver: str, family: str) -> Verdict:
-    """Fuzz ``driver`` in ``family``; if a divergence is found, replay its shrunk case (the
-    reference's observations as expectations) on both sides with the schema checked."""
+def verdict(driver: str, family: str, *, recorded: bool = True) -> Verdict:
+    """Fuzz ``driver`` in ``family`` (over its corpus if ``recorded``); if a divergence is found,
+    replay its shrunk case (the reference's observations as expectations) on both sides with the
+    schema checked."""
     impl, reference = served(driver), load_implementation("reference")
     try:
-        run = fuzzed(impl, reference, family)
+        run = fuzzed(impl, reference, family, recorded=recorded)
         found: Verdict = {
             "driver": driver,
             "family": family,
@@ -205,8 +207,11 @@ class Lane:
     def judge(self, driver: str) -> None:
         """Fuzz a claimed entry and write its verdict whole; an error is written as the verdict
         (the entry's test reports it), so that nobody waits for an entry never to be done."""
+        family = self.drivers[driver]
+        # Recording a family's corpus draws all its scenarios: it pays from a second entry on.
+        recorded = list(self.drivers.values()).count(family) > 1
         try:
-            found = verdict(driver, self.drivers[driver])
+            found = verdict(driver, family, recorded=recorded)
         except Exception as error:  # reported by the entry's test
             found = {"driver": driver, "error": f"{type(error).__name__}: {error}"}
         partial = self._path(driver, ".partial")
