@@ -32,8 +32,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     left_out = terminalreporter.config.stash.get(UNFUZZED, 0)
     if left_out:
         terminalreporter.write_line(
-            f"the fuzz tier did not run ({left_out} tests): `python -m pytest -m fuzz` runs "
-            "it; CI runs it after the test command"
+            f"{left_out} tests of the fuzz tier did not run (marker `fuzz`: `python -m pytest "
+            "-m fuzz` runs them; CI runs the tier after the test command)"
         )
 
 
