@@ -1,14 +1,15 @@
 """A recorded corpus changes nothing but the cost (`conformance.fuzz.engine.fuzz_over`): fuzzing
 over it returns what drawing every scenario returns, for an implementation that first diverges
 after the first batch (so the batches before it are replayed, and its own batch drawn again and
-shrunk) and for one that never diverges (so nothing is drawn at all)."""
+shrunk) and for one that never diverges (so nothing is drawn at all); and the scenarios a count
+draws are the first ones a larger count draws."""
 
 from __future__ import annotations
 
 import pytest
 from fuzz_runs import served
 
-from conformance.fuzz.engine import Run, fuzz, fuzz_over, record_corpus
+from conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
 from conformance.harness.transport import Implementation, load_implementation
 from conformance.judge.jsontext import dumps
 
@@ -60,3 +61,27 @@ def test_an_implementation_that_never_diverges_judges_the_same_scenarios() -> No
     drawn, replayed = _both(load_implementation("reference", isolated=True))
     assert drawn.first is None and drawn.examples == EXAMPLES
     assert _summary(replayed) == _summary(drawn)
+
+
+def test_a_larger_count_draws_the_same_scenarios_first() -> None:
+    # What a per-family count (`fuzz_runs.EXAMPLES_BY_FAMILY`) relies on: the count cuts the
+    # last batch short and changes nothing before, so an entry found within a smaller count is
+    # found after the same scenarios, and shrunk alike, within a larger one. The smaller count
+    # ends inside a batch, the larger one in a later batch.
+    reference = load_implementation("reference")
+    try:
+        reference.handshake()
+        reference.check_schema = False
+        fewer, more = (
+            record_corpus(reference, "registry", seed_value=SEED, examples=count)
+            for count in (EXAMPLES // 2 + 1, EXAMPLES)
+        )
+    finally:
+        reference.close()
+
+    def drawn(corpus: Corpus) -> list[tuple[int, str]]:
+        return [(batch, j.key) for batch, judged in enumerate(corpus.batches) for j in judged]
+
+    last = len(fewer.batches) - 1
+    assert len(fewer.batches[last]) < len(more.batches[last]) and len(more.batches) > last + 1
+    assert drawn(more)[: fewer.examples] == drawn(fewer)
