@@ -37,7 +37,9 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
   A held round's disposal may be followed by ``counts`` (what it released while the turn
-  waits), and with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About
+  waits); a listener in an agent's scope that does not wait is seen at once by an
+  ``assemble`` op there, outside a turn; and with loop-1.2 one scenario in three ends with
+  one agent's ``hook-calls``. About
   half of the loop scenarios are a swarm's (`_Builder.swarm`, Groce et al. 2012): each draws
   its steps, replies, pre-step decisions, holds, what its held rounds send, its call
   configurations, adapters and new instances' restarts from a part of each table, and switches
@@ -1231,9 +1233,16 @@ class _Builder:
     def agent_listener(self) -> None:
         live = self.live_agents()
         if live:
-            # Mostly one that holds the turn; with loop-1.2 sometimes one that does not wait
-            # (one that fails then fails an `assemble` op outside a turn as scripted).
-            self.listen(scope=self.pick(live), gated=not (self.has("loop-1.2") and self.chance(20)))
+            # Mostly one that holds the turn; with loop-1.2 sometimes one that does not wait,
+            # seen at once by an `assemble` op in the agent's scope outside a turn (a listener
+            # that fails rejects it with the scripted failure, PROMPT-ASSEMBLY-PIPELINE; inside a
+            # turn any throw ends the turn `UNKNOWN` alike). No render follows: the assembly may
+            # be rejected, and a render of none is a scenario the reference cannot run.
+            agent = self.pick(live)
+            waits = not (self.has("loop-1.2") and self.chance(20))
+            self.listen(scope=agent, gated=waits)
+            if not waits:
+                self.ops.append(s.assemble(self.fresh("as"), scope=agent))
 
     def new_instance(self) -> None:
         """A second agent seeded with the first one's log once that has run a turn, and a turn

@@ -267,6 +267,7 @@ REACHED: Final = {
     "DisposesTheScopeAtOnce": "loop",
     "EffortRestoredForAnyRoute": "loop",
     "CancelWakesForInjected": "loop",
+    "ListenerFailureUnscripted": "loop",
 }
 
 
@@ -276,9 +277,6 @@ REACHED: Final = {
 #: with the same seed, before the draws were last changed). The loop family's are not found within
 #: 6,000 scenarios of seed 0 either (`fuzz_runs.EXAMPLES_BY_FAMILY` gives it 2,400).
 NOT_FOUND_WITHIN_BUDGET: Final = {
-    "ListenerFailureUnscripted": "loop: a LISTENER with `fails` (generation adds one to a "
-    "listener 1 time in 12, in a swarm's scenario 2 in 5 or never; loop-1.2 only), then an "
-    "`assemble` op it rejects outside a turn (inside one any throw ends the turn UNKNOWN alike)",
     "EmptyDecisionStopsTheDriver": "loop: an empty pre-step decision ending a turn after a later "
     "step claimed its messages, with a follow-up queued meanwhile",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
