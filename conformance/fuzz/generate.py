@@ -38,8 +38,9 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
   A held round's disposal may be followed by ``counts`` (what it released while the turn
   waits); a listener in an agent's scope that does not wait is seen at once by an
-  ``assemble`` op there, outside a turn; and with loop-1.2 one scenario in three ends with
-  one agent's ``hook-calls``. About
+  ``assemble`` op there, outside a turn; every gate something still waits for opens at the
+  end, before the agents are observed; and with loop-1.2 one scenario in three ends with one
+  agent's ``hook-calls``. About
   half of the loop scenarios are a swarm's (`_Builder.swarm`, Groce et al. 2012): each draws
   its steps, replies, pre-step decisions, holds, what its held rounds send, its call
   configurations, adapters and new instances' restarts from a part of each table, and switches
@@ -1844,12 +1845,29 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
             builder.swarm()
         builder.agent()
         builder.steps(builder.loop_steps, 12, retries=2)
+        # Every gate still closed that something waits for opens before the agents are
+        # observed: a turn held on one goes on as its scripts say (a later step's decision, a
+        # queued follow-up's turn).
+        waited = _waited_gates(builder.ops)
+        builder.ops += [s.open_gate(gate) for gate in builder.closed_gates if gate in waited]
         builder.ops += [lp.observe(agent) for agent in builder.agents]
         if builder.chance(30):  # and what one agent's hooks were asked
             builder.hook_calls()
         if builder.padded:
             _pad_scripts(builder.ops)
     return [_without_expect(op) for op in builder.ops]
+
+
+def _waited_gates(value: Json) -> set[str]:
+    """The gates some WAIT in ``value`` names (``{"waitFor": {"gate": ...}}``, at any depth): a
+    gate drawn for a script the scenario does not use (a shrunk one) is not opened."""
+    if isinstance(value, list):
+        return {gate for item in value for gate in _waited_gates(item)}
+    if not isinstance(value, dict):
+        return set()
+    wait = value.get("waitFor")
+    named = {wait["gate"]} if isinstance(wait, dict) and "gate" in wait else set()
+    return named.union(*(_waited_gates(item) for item in value.values()))
 
 
 def _pad_scripts(ops: list[Json]) -> None:

@@ -268,6 +268,7 @@ REACHED: Final = {
     "EffortRestoredForAnyRoute": "loop",
     "CancelWakesForInjected": "loop",
     "ListenerFailureUnscripted": "loop",
+    "EmptyDecisionWithoutAList": "loop",
 }
 
 
@@ -281,9 +282,6 @@ NOT_FOUND_WITHIN_BUDGET: Final = {
     "step claimed its messages, with a follow-up queued meanwhile",
     "AdapterDefaultEffortRestored": "loop: a turn whose effort is an adapter default, then a "
     "second agent seeded with its log on the same route without that default, and its turn",
-    "EmptyDecisionWithoutAList": "loop: an `empty` pre-step decision at a step the loop opens "
-    "anyway (the continuation after a tool round trip), then `observe` (found before this round's "
-    "loop shapes)",
 }
 #: The ones whose shrunk case is filed under another contract than the gallery's, and why.
 FOUND_UNDER: Final = {
@@ -451,6 +449,13 @@ FOUND_UNDER: Final = {
         "`dispose-agent`, while a gated listener there holds the turn: the scope keeps what it "
         "holds until the turn has ended, so the same listener holds that assembly (`pending`), "
         "but the scope is already disposed and the assembly completes (the pipeline's op)",
+    ),
+    "AdaptersEntryOnlyRoutes": (
+        "ROOT-MODEL",
+        "the smallest case shows it in the turn after `register-adapter` gives the agent's "
+        "provider an adapter whose effort set (`efforts`) refuses the agent's effort: that "
+        "request build must fail, ending the step with no request (`step/end`), but the set is "
+        "never applied and the request is sent (the first event that differs is its chunk)",
     ),
 }
 #: The ones it does not reach, and why: one that is only slow, and one only `errored` shows.
