@@ -37,7 +37,10 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
   A held round's disposal may be followed by ``counts`` (what it released while the turn
-  waits), and with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About
+  waits); a listener in an agent's scope that does not wait is seen at once by an
+  ``assemble`` op there, outside a turn; every gate something still waits for opens at the
+  end, before the agents are observed; and with loop-1.2 one scenario in three ends with one
+  agent's ``hook-calls``. About
   half of the loop scenarios are a swarm's (`_Builder.swarm`, Groce et al. 2012): each draws
   its steps, replies, pre-step decisions, holds, what its held rounds send, its call
   configurations, adapters and new instances' restarts from a part of each table, and switches
@@ -1231,9 +1234,16 @@ class _Builder:
     def agent_listener(self) -> None:
         live = self.live_agents()
         if live:
-            # Mostly one that holds the turn; with loop-1.2 sometimes one that does not wait
-            # (one that fails then fails an `assemble` op outside a turn as scripted).
-            self.listen(scope=self.pick(live), gated=not (self.has("loop-1.2") and self.chance(20)))
+            # Mostly one that holds the turn; with loop-1.2 sometimes one that does not wait,
+            # seen at once by an `assemble` op in the agent's scope outside a turn (a listener
+            # that fails rejects it with the scripted failure, PROMPT-ASSEMBLY-PIPELINE; inside a
+            # turn any throw ends the turn `UNKNOWN` alike). No render follows: the assembly may
+            # be rejected, and a render of none is a scenario the reference cannot run.
+            agent = self.pick(live)
+            waits = not (self.has("loop-1.2") and self.chance(20))
+            self.listen(scope=agent, gated=waits)
+            if not waits:
+                self.ops.append(s.assemble(self.fresh("as"), scope=agent))
 
     def new_instance(self) -> None:
         """A second agent seeded with the first one's log once that has run a turn, and a turn
@@ -1835,12 +1845,29 @@ def _family(draw: st.DrawFn, family: str, capabilities: frozenset[str]) -> list[
             builder.swarm()
         builder.agent()
         builder.steps(builder.loop_steps, 12, retries=2)
+        # Every gate still closed that something waits for opens before the agents are
+        # observed: a turn held on one goes on as its scripts say (a later step's decision, a
+        # queued follow-up's turn).
+        waited = _waited_gates(builder.ops)
+        builder.ops += [s.open_gate(gate) for gate in builder.closed_gates if gate in waited]
         builder.ops += [lp.observe(agent) for agent in builder.agents]
         if builder.chance(30):  # and what one agent's hooks were asked
             builder.hook_calls()
         if builder.padded:
             _pad_scripts(builder.ops)
     return [_without_expect(op) for op in builder.ops]
+
+
+def _waited_gates(value: Json) -> set[str]:
+    """The gates some WAIT in ``value`` names (``{"waitFor": {"gate": ...}}``, at any depth): a
+    gate drawn for a script the scenario does not use (a shrunk one) is not opened."""
+    if isinstance(value, list):
+        return {gate for item in value for gate in _waited_gates(item)}
+    if not isinstance(value, dict):
+        return set()
+    wait = value.get("waitFor")
+    named = {wait["gate"]} if isinstance(wait, dict) and "gate" in wait else set()
+    return named.union(*(_waited_gates(item) for item in value.values()))
 
 
 def _pad_scripts(ops: list[Json]) -> None:
