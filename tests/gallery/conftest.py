@@ -16,7 +16,7 @@ import pytest
 GALLERY_FILES = ("test_gallery.py", "test_right_impls.py")
 RUNS = pytest.StashKey[tuple[Path, "subprocess.Popen[str]"]]()
 LANE = pytest.StashKey[fuzz_runs.Lane]()
-#: How many tests of the fuzz tier were left out by ``-m`` (the test command leaves it out).
+#: How many tests of the fuzz tier were deselected (by the test command's ``-m``, or by ``-k``).
 UNFUZZED = pytest.StashKey[int]()
 
 
