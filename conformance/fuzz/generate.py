@@ -678,11 +678,7 @@ class _Builder:
             name = self.pick(self.scopes)
             self.ops.append(s.dispose(name))
             self.names = {key: held for key, held in self.names.items() if key[0] != name}
-            self.live = {
-                handle: op
-                for handle, op in self.live.items()
-                if op.get("layer", op.get("scope")) != name
-            }
+            self.live = {handle: op for handle, op in self.live.items() if _placed(op) != name}
 
     def change_observer(self) -> None:
         """An observer that throws once: the next registration is rolled back."""
@@ -810,7 +806,7 @@ class _Builder:
         known: set[str] = set()
         complete = 0
         for op in self.live.values():
-            if op.get("layer", op.get("scope")) not in chain:
+            if _placed(op) not in chain:
                 continue
             if op["op"] == "listen":
                 listener = op["listener"]
@@ -1331,6 +1327,12 @@ def _chain(scope: str | None) -> list[str | None]:
     if scope is None:
         return [None]
     return [None, *(["s1"] if scope == "s2" else []), scope]
+
+
+def _placed(op: Json) -> str | None:
+    """Where a live op of the builder sits: a registration's layer, a listener's scope."""
+    placed: str | None = op.get("layer", op.get("scope"))
+    return placed
 
 
 def _is_call(reply: Json) -> bool:
