@@ -34,7 +34,9 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   arrives), adapters' effort sets (``efforts``) and adapters registered after the agent exists
   (``register-adapter``, for a provider its map does not have yet). About a third of the agents
   hold their first request somewhere (`_Builder.hold`: a stream, a decision, a tool, a hook, a
-  resolution), and held rounds send cancels, messages or a disposal while a turn may wait; with
+  resolution), and held rounds send cancels, messages or a disposal while a turn waits (at a
+  listener in the agent's scope the round registers first), and a follow-up queued meanwhile or
+  sent after; with
   loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
   A held round's disposal may be followed by ``counts`` (what it released while the turn
   waits); a listener in an agent's scope that does not wait is seen at once by an
@@ -1152,14 +1154,22 @@ class _Builder:
         return {"chunks": chunks, "waitFor": self.wait()}
 
     def held_round(self) -> None:
-        """A turn and, while something in it may wait (a stream, a decision, a resolution, a
-        tool, a hook or a listener, for a gate or for the abort), one to three cancels, messages,
-        counts or an owner disposal (after which only counts: `AVOIDED`); then gates opened, and
-        maybe the next turn (PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY)."""
+        """A turn and, while it waits, one to three cancels, messages, counts or an owner
+        disposal (after which only counts: `AVOIDED`); then gates opened, and a follow-up for
+        the next turn, queued while the turn still waits or sent once it may have ended
+        (PROMPT-CANCEL-TEST, PROMPT-STEP-BOUNDARY). The turn waits at a listener in the agent's
+        scope that waits for a gate of its own, registered first and opened after the round's
+        messages, so that what the round sends arrives while a turn runs, not after it has
+        ended (and at whatever else may wait: a held first request, a stream, a decision, a
+        tool, a hook). Neither the listener nor where the follow-up goes is a draw of its own:
+        the round's draws are those of a round without them."""
         live = self.live_agents()
         if not live:
             return
         agent = self.pick(live)
+        gate = self.fresh("g")
+        holding = {"id": self.fresh("l"), "waitFor": {"gate": gate}}
+        self.ops.append(s.listen(self.fresh("h"), holding, scope=agent))
         self.ops.append(lp.followup(agent, "go"))
         for _ in range(self.between(1, 3)):
             meanwhile = self.pick(_names(self.meanwhile))
@@ -1179,12 +1189,18 @@ class _Builder:
                     self.ops.append(s.counts())
             else:
                 self.ops.append(s.counts())
-        for gate in list(self.closed_gates):
+        holding_opens = len(self.ops)
+        self.ops.append(s.open_gate(gate))
+        for closed in list(self.closed_gates):
             if self.chance(80):
-                self.closed_gates.remove(gate)
-                self.ops.append(s.open_gate(gate))
-        if agent not in self.disposed and self.chance(50):
-            self.ops.append(lp.followup(agent, "next"))
+                self.closed_gates.remove(closed)
+                self.ops.append(s.open_gate(closed))
+        if agent not in self.disposed:
+            # The next turn: asked for once the round's gates are open, or else queued while
+            # the listener still holds the turn (the driver goes on to it).
+            after = self.chance(50)
+            at = len(self.ops) if after else holding_opens
+            self.ops.insert(at, lp.followup(agent, "next"))
 
     def hook_calls(self) -> None:
         """1.2: what the agent's hooks were asked, for an agent without an ``adapters`` map:
