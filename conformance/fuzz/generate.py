@@ -34,10 +34,10 @@ drawn only when both implementations declare their capability (`EXTENDS`):
   arrives), adapters' effort sets (``efforts``) and adapters registered after the agent exists
   (``register-adapter``, for a provider its map does not have yet). About a third of the agents
   hold their first request somewhere (`_Builder.hold`: a stream, a decision, a tool, a hook, a
-  resolution), and held rounds send cancels, messages or a disposal while a turn waits (at a
-  listener in the agent's scope the round registers first), and a follow-up queued meanwhile or
-  sent after; with
-  loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
+  resolution); held rounds send cancels, messages or a disposal while a turn waits at a listener
+  the round registers in the agent's scope, then the next turn's follow-up (queued meanwhile, or
+  sent after); with loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs
+  beyond its scripts.
   A held round's disposal may be followed by ``counts`` (what it released while the turn
   waits); a listener in an agent's scope that does not wait is seen at once by an
   ``assemble`` op there, outside a turn; every gate something still waits for opens at the
