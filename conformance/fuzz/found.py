@@ -29,7 +29,7 @@ from ..judge.case import CONTRACT_IDS, Case, mismatches
 from ..judge.jsontext import dumps
 from ..judge.logview import LoopView, matches
 from . import http
-from .engine import Divergence, run_scenario
+from .engine import Divergence, compare, run_scenario
 from .generate import REQUIRES
 from .oracles import self_check
 
@@ -237,6 +237,31 @@ def _event_contracts(event: Json) -> list[str]:
     if kind == "turn/end" and isinstance(data, dict) and isinstance(data.get("reason"), dict):
         return list(_TURN_END_CONTRACTS.get(data["reason"].get("kind"), _TURN_END_OTHER))
     return list(_EVENT_CONTRACTS.get(kind, ())) if isinstance(kind, str) else []
+
+
+def reduced(divergence: Divergence, impl: Implementation, against: Implementation) -> Divergence:
+    """A loop scenario Hypothesis has shrunk, without each op, from the last, that it still
+    diverges without, filed under the same contracts: a pass of one-op deletions (C-Reduce's,
+    after Hypothesis's shrinking). A held round's listener, its gate and its follow-up are no
+    draw of their own (`conformance.fuzz.generate`), so the shrinker can drop them only with the
+    whole round. A scenario ``against`` cannot run is outside the protocol and kept out, as
+    `conformance.fuzz.engine.fuzz` discards it; each candidate is judged once, so the pass costs
+    at most one judged scenario per op and gives the same case on any machine."""
+    if divergence.family != "loop":
+        return divergence
+    contracts = contracts_of(divergence)
+    for index in reversed(range(len(divergence.ops))):
+        ops = divergence.ops[:index] + divergence.ops[index + 1 :]
+        reference = run_scenario(against, "loop", ops)
+        if reference.kind != "observed":
+            continue
+        own = run_scenario(impl, "loop", ops)
+        if own.kind == "skipped":
+            continue
+        candidate = compare("loop", ops, reference, own, divergence.requires)
+        if candidate is not None and contracts_of(candidate) == contracts:
+            divergence = candidate
+    return divergence
 
 
 def as_case(divergence: Divergence, *, impl: str, against: str, seed: int) -> Case:

@@ -1162,7 +1162,8 @@ class _Builder:
         messages, so that what the round sends arrives while a turn runs, not after it has
         ended (and at whatever else may wait: a held first request, a stream, a decision, a
         tool, a hook). Neither the listener nor where the follow-up goes is a draw of its own:
-        the round's draws are those of a round without them."""
+        the round's draws are those of a round without them (and a shrunk case that does not
+        need them loses them in `conformance.fuzz.found.reduced`)."""
         live = self.live_agents()
         if not live:
             return

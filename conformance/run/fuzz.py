@@ -28,7 +28,15 @@ from pathlib import Path
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from ..fuzz.engine import Run, database_at, default_database, families_for, fuzz
-from ..fuzz.found import NOT_EXPORTED, as_case, http_case, http_source, python_source, replayed
+from ..fuzz.found import (
+    NOT_EXPORTED,
+    as_case,
+    http_case,
+    http_source,
+    python_source,
+    reduced,
+    replayed,
+)
 from ..fuzz.generate import FAMILIES
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
 from ..harness.transport import Implementation, in_process, load_implementation
@@ -152,6 +160,8 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         shrink_examples=args.shrink_examples,
         examples=math.inf if args.examples is None else args.examples,
     )
+    if run.shrunk is not None:
+        run.shrunk = reduced(run.shrunk, impl, against)
     for side in (impl, against):
         side.check_schema = True
     _summary(run, impl.label, against.label)

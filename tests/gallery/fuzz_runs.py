@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
-from conformance.fuzz.found import as_case, replayed
+from conformance.fuzz.found import as_case, reduced, replayed
 from conformance.harness.transport import Implementation, load_implementation
 from conformance.judge.case import Case
 
@@ -151,6 +151,7 @@ def verdict(driver: str, family: str, *, recorded: bool = True) -> Verdict:
         }
         if run.shrunk is None or run.first is None:
             return {**found, "found": False}
+        run.shrunk = reduced(run.shrunk, impl, reference)
         case = as_case(run.shrunk, impl=driver, against="reference", seed=SEED)
         for side in (impl, reference):
             side.check_schema = True
