@@ -1,5 +1,6 @@
 """The one-op deletion pass after shrinking (`conformance.fuzz.found.reduced`): it drops every op
-a loop divergence does not need, and nothing that changes what the divergence is filed under."""
+a loop or registry divergence does not need, and nothing that changes what the divergence is
+filed under."""
 
 from __future__ import annotations
 
@@ -53,9 +54,8 @@ PADDED = [
 Sides = tuple[Implementation, Implementation]
 
 
-@pytest.fixture(scope="module")
-def sides() -> Iterator[Sides]:
-    impl, reference = served("EmptyDecisionStopsTheDriver"), load_implementation("reference")
+def _sides(driver: str) -> Iterator[Sides]:
+    impl, reference = served(driver), load_implementation("reference")
     for side in (impl, reference):
         side.handshake()
         side.check_schema = False
@@ -64,11 +64,16 @@ def sides() -> Iterator[Sides]:
     reference.close()
 
 
-def _divergence(sides: Sides, ops: list[Any]) -> Divergence | None:
+@pytest.fixture(scope="module")
+def sides() -> Iterator[Sides]:
+    yield from _sides("EmptyDecisionStopsTheDriver")
+
+
+def _divergence(sides: Sides, ops: list[Any], family: str = "loop") -> Divergence | None:
     impl, reference = sides
-    observed = run_scenario(reference, "loop", ops)
+    observed = run_scenario(reference, family, ops)
     assert observed.kind == "observed", observed.reason
-    return compare("loop", ops, observed, run_scenario(impl, "loop", ops), ("loop",))
+    return compare(family, ops, observed, run_scenario(impl, family, ops), (family,))
 
 
 def test_the_ops_a_divergence_does_not_need_are_dropped(sides: Sides) -> None:
@@ -102,3 +107,25 @@ def test_a_deletion_that_changes_the_filing_is_not_taken(
     padded = _divergence(sides, PADDED)
     assert padded is not None
     assert reduced(padded, *sides).ops == [*NEEDED[:3], PADDED[5], *NEEDED[3:]]
+
+
+#: DuplicateNamesReplace (PROMPT-REGISTRY-CONTRACT): a second section named like one in the same
+#: layer replaces it instead of being refused. Needed: the two registrations.
+REGISTRY_NEEDED = [s.section("h1", "a", 1, "one"), s.section("h2", "a", 2, "two")]
+#: With a scope and a variable registered in it, and what ends every registry scenario.
+REGISTRY_PADDED = [
+    s.scope("s1"),
+    REGISTRY_NEEDED[0],
+    s.variable("h3", "v", {"returns": "x"}, layer="s1"),
+    REGISTRY_NEEDED[1],
+    s.assemble("as"),
+    s.render("as"),
+    s.counts(),
+]
+
+
+def test_a_registry_scenario_keeps_only_what_it_needs() -> None:
+    for registry_sides in _sides("DuplicateNamesReplace"):
+        padded = _divergence(registry_sides, REGISTRY_PADDED, "registry")
+        assert padded is not None, "the padded scenario must show the departure"
+        assert reduced(padded, *registry_sides).ops == REGISTRY_NEEDED
