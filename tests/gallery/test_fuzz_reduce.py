@@ -56,17 +56,24 @@ Sides = tuple[Implementation, Implementation]
 
 def _sides(driver: str) -> Iterator[Sides]:
     impl, reference = served(driver), load_implementation("reference")
-    for side in (impl, reference):
-        side.handshake()
-        side.check_schema = False
-    yield impl, reference
-    impl.close()
-    reference.close()
+    try:
+        for side in (impl, reference):
+            side.handshake()
+            side.check_schema = False
+        yield impl, reference
+    finally:
+        impl.close()
+        reference.close()
 
 
 @pytest.fixture(scope="module")
 def sides() -> Iterator[Sides]:
     yield from _sides("EmptyDecisionStopsTheDriver")
+
+
+@pytest.fixture(scope="module")
+def registry_sides() -> Iterator[Sides]:
+    yield from _sides("DuplicateNamesReplace")
 
 
 def _divergence(sides: Sides, ops: list[Any], family: str = "loop") -> Divergence | None:
@@ -87,8 +94,7 @@ def test_the_ops_a_divergence_does_not_need_are_dropped(sides: Sides) -> None:
 def test_every_op_it_keeps_is_needed(sides: Sides) -> None:
     # Worked out from the shape above: without any one of them the two implementations agree
     # (no held turn, no second step, no empty decision after it, no follow-up queued, no gate
-    # opened, or nothing observed).
-    # (Not the agent: without it the reference cannot run the rest at all.)
+    # opened, or nothing observed). Not the agent: without it the reference runs nothing else.
     for index in range(1, len(NEEDED)):
         ops = NEEDED[:index] + NEEDED[index + 1 :]
         assert _divergence(sides, ops) is None, f"op {index} ({NEEDED[index]['op']}) not needed"
@@ -124,8 +130,7 @@ REGISTRY_PADDED = [
 ]
 
 
-def test_a_registry_scenario_keeps_only_what_it_needs() -> None:
-    for registry_sides in _sides("DuplicateNamesReplace"):
-        padded = _divergence(registry_sides, REGISTRY_PADDED, "registry")
-        assert padded is not None, "the padded scenario must show the departure"
-        assert reduced(padded, *registry_sides).ops == REGISTRY_NEEDED
+def test_a_registry_scenario_keeps_only_what_it_needs(registry_sides: Sides) -> None:
+    padded = _divergence(registry_sides, REGISTRY_PADDED, "registry")
+    assert padded is not None, "the padded scenario must show the departure"
+    assert reduced(padded, *registry_sides).ops == REGISTRY_NEEDED
