@@ -5,12 +5,21 @@ file): example cases with hand-worked expectations, hypothesis properties whose 
 is generated with the input, and a report by contract ID. Run it with ``dsh-conformance``, or with
 pytest and ``-p conformance.run.plugin`` (never loaded automatically: no pytest11 entry point).
 
-The packages, in import order (each imports only those below it): `run` (the CLI, the pytest
-plugin, reports); `cases`, `deepseek` (which builds on `cases`), `harness` and `requirements`
-(example cases, the DeepSeek loopback server, talking to an implementation, the requirement
-catalog, which names cases by id and imports none of them); `judge` (pure comparisons and oracles);
-`scenarios` (op builders). The suite's test modules (``test_*.py``) sit beside them, where pytest
-finds them.
+The packages, in import order (each imports only those below it; ``tests/test_layout.py`` holds
+the map and checks it on every run):
+
+- `run`: the CLI, the pytest plugin, the reports and the summary page;
+- `fuzz`: generated scenarios, judged by the suite's own checks and against another
+  implementation (imports `deepseek`, `harness`, `judge`, `scenarios`);
+- `deepseek`: the DeepSeek loopback server and its cases (imports `cases`, `harness`, `judge`,
+  `scenarios`);
+- `cases`, `harness`, `requirements`: the example cases, talking to an implementation, the
+  requirement catalog (which names cases by id and imports none of them);
+- `judge`: pure comparisons and oracles;
+- `scenarios`: op builders, importing nothing of the suite.
+
+`export/` holds no Python: the documents and the Node runner a foreign runner of the exported cases
+reads. The suite's test modules (``test_*.py``) sit beside the packages, where pytest finds them.
 """
 
 from .harness.protocol import PROTOCOL_VERSION

@@ -21,6 +21,10 @@ The contracts enforced here, each quoted beside its code below:
 
 "Every `turn/start` is matched by a `turn/end`, whatever fails inside": `_turn` writes `turn/end`
 in a ``finally``.
+
+Why one module: a turn, its steps and their retries are one state machine over one log; split,
+a reader would hold three files to follow one turn (h11 keeps its state machine in one module
+for the same reason).
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Capability ``deepseek-wire``, after the cases of `conformance.cases.deepseek` (w
 use). Each case checks one sentence of CONTRACTS.md (quoted in its ``why``), and was first seen
 failing on a wrong adapter of ``tests/gallery/wrong_impls/`` that breaks that rule alone.
 Expectations are worked out by hand from the contract.
+
+Why one module: it is a table, one case per rule of PROMPT-DEEPSEEK-WIRE, each read alone;
+the builders they share come from `conformance.cases.deepseek`, and splitting the table would
+shorten no case.
 """
 
 from __future__ import annotations

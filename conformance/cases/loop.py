@@ -6,6 +6,9 @@ Expected logs are worked out by hand from CONTRACTS.md and the append orders of
 each event is its position (the seq it would have in a log of core events only), and message ids
 are ``#n`` in order of first appearance. Every case also runs the suite's own request check
 (`test_loop_invariant`).
+
+Why one module: it is a table of the loop's turns and steps in the order of the contracts
+above; its cases share the scripted answers defined at its top, which a split would scatter.
 """
 
 from __future__ import annotations

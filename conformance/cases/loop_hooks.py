@@ -5,6 +5,9 @@ adapters registered later and adapters' effort sets.
 Expected logs are in the view of `conformance.judge.logview`, worked out by hand from CONTRACTS.md
 and, where it is silent, from `upstream/loop-and-session.md` (each ``why`` says which); the comment
 after an event is its position.
+
+Why one module: it is the table of the loop's later protocol minors, read in order; its cases
+share the agents, adapters and hook scripts defined at its top, which a split would scatter.
 """
 
 from __future__ import annotations

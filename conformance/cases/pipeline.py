@@ -3,6 +3,9 @@
 The nine steps: 1 variables; 2 effective maps; 3 tool-provider snapshot and evaluation; 4 sort,
 complete check; 5 section texts; 6 context texts unless suppressed; 7 tool order; 8 waterfall;
 9 complete section restored, suppressed contexts forced to [].
+
+Why one module: it is a table ordered by the nine steps above, each case read alone; the
+providers and registrations they share are defined at its top.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """DESIGN-SCOPED-LAYERS and PROMPT-SCOPE-SHADOW: the global layer plus a scope chain.
 
 Most cases use the chain global → gp → p → c (grandparent, parent, child).
+
+Why one module: it is a table of cases over the one scope chain defined at its top; splitting
+it would repeat the chain in every part.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@ the derived messages, and atomic failed appends.
 
 Every rejected append is followed by a look at the log, so that "a rejected append leaves the log,
 the surface and every projection exactly as they were" is checked where it happens.
+
+Why one module: it is a table ordered as CONTRACTS.md's session-log section is, each case read
+alone; the events they share are defined at its top.
 """
 
 from __future__ import annotations
