@@ -18,8 +18,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+from conformance.run.merged import load
 from conformance.run.page import page
-from conformance.run.summary import load
 
 LOADS = 5
 QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -52,7 +52,7 @@ class ConformanceFailure(AssertionError):
     """The observations differ from what the contracts require.
 
     ``ops``, when the failure is a case's, are the scenario ops the suite sent: the report keeps
-    them beside the message, so a reader can replay the case (`conformance.run.summary`).
+    them beside the message, so a reader can replay the case (`conformance.run.merged`).
     """
 
     def __init__(self, message: str, ops: list[Json] | None = None) -> None:

@@ -18,8 +18,8 @@ from itertools import groupby
 from typing import Final
 
 from ..judge.jsontext import dumps
+from .merged import NO_REQUIREMENT, Row, Summary, counts_text
 from .report import PROBLEMS, gist
-from .summary import NO_REQUIREMENT, Row, Summary, counts_text
 
 _STYLE: Final = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1b1b1b; }

@@ -14,9 +14,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import conformance
+from conformance.run.markdown import markdown
+from conformance.run.merged import load
 from conformance.run.report import OUTCOMES, REPORT_FORMAT
 from conformance.run.runner import main
-from conformance.run.summary import load, markdown
 
 Json = Any
 SUITE = {"name": "dsh-prompt-conformance", "version": "9.9", "protocol": 1}

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from conformance.run.merged import load
 from conformance.run.page import page as render_page
-from conformance.run.summary import load
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
