@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -202,6 +202,30 @@ def compare(
     return Divergence(family, ops, expected, own.observations, found, violations, None, requires)
 
 
+#: A scenario outside what the protocol defines for ``against`` (it could not run it), or one
+#: the implementation skips: not judged (`judge`).
+DISCARDED: Final = "discarded"
+
+
+def judge(
+    impl: Implementation,
+    family: str,
+    ops: list[Json],
+    reference: Outcome,
+    requires: tuple[str, ...],
+) -> Divergence | Literal["discarded"] | None:
+    """One scenario judged, as the search (`fuzz`), the corpus replay (`fuzz_over`) and the
+    one-op deletions after shrinking (`conformance.fuzz.found.reduced`) all judge it: `DISCARDED`
+    if ``against``'s outcome (``reference``) is not observed or ``impl`` skips the scenario,
+    else what the two oracles find in ``impl``'s outcome (`compare`; ``None``: nothing)."""
+    if reference.kind != "observed":
+        return DISCARDED
+    own = run_scenario(impl, family, ops)
+    if own.kind == "skipped":
+        return DISCARDED
+    return compare(family, ops, reference, own, requires)
+
+
 def requirements(family: str, capabilities: frozenset[str]) -> tuple[str, ...]:
     """The capabilities a scenario of ``family`` drawn under ``capabilities`` requires."""
     return REQUIRES[family] + tuple(c for c in EXTENDS[family] if c in capabilities)
@@ -265,13 +289,13 @@ def fuzz(
             observed = reference.kind == "observed"
             if record is not None:
                 record(batch, Judged(key, ops, reference if observed else None))
-            own = run_scenario(impl, family, ops) if impl is not None and observed else None
-            if not observed or (own is not None and own.kind == "skipped"):
+            judged: Divergence | Literal["discarded"] | None = None if observed else DISCARDED
+            if impl is not None:
+                judged = judge(impl, family, ops, reference, requirements(family, capabilities))
+            if judged == DISCARDED:
                 run.discarded += 1
                 reject()
-            verdict = None
-            if own is not None:
-                verdict = compare(family, ops, reference, own, requirements(family, capabilities))
+            verdict = judged if isinstance(judged, Divergence) else None
             verdicts[key] = verdict
         if verdict is not None:
             if run.first is None:
@@ -374,13 +398,8 @@ def fuzz_over(
             if scenario.reference is None:
                 discarded += 1
                 continue
-            own = run_scenario(impl, corpus.family, scenario.ops)
-            if (
-                own.kind == "skipped"
-                or compare(corpus.family, scenario.ops, scenario.reference, own, requires)
-                is not None
-            ):
-                return again(resume=resume)
+            if judge(impl, corpus.family, scenario.ops, scenario.reference, requires) is not None:
+                return again(resume=resume)  # it diverges, or ``impl`` skips it
             passed.add(scenario.key)
     return Run(
         examples=judged,

@@ -29,7 +29,7 @@ from ..judge.case import CONTRACT_IDS, Case, mismatches
 from ..judge.jsontext import dumps
 from ..judge.logview import LoopView, matches
 from . import http
-from .engine import Divergence, compare, run_scenario
+from .engine import Divergence, judge, run_scenario
 from .generate import REQUIRES
 from .oracles import self_check
 
@@ -250,7 +250,7 @@ def reduced(divergence: Divergence, impl: Implementation, against: Implementatio
     """A scenario Hypothesis has shrunk, without each op, from the last, that it still diverges
     without, filed under the same contracts: a pass of one-op deletions (C-Reduce's, after
     Hypothesis's shrinking). Hypothesis shrinks draws, and some ops are no draw of their own
-    (`conformance.fuzz.generate`): a held round's listener, its gate and its follow-up, which it
+    (`conformance.fuzz.draws.loop`): a held round's listener, its gate and its follow-up, which it
     can drop only with the whole round, and the assemblies, renders and counts that end every
     registry scenario, which it cannot drop at all. A scenario ``against`` cannot run is outside
     the protocol and kept out, as `conformance.fuzz.engine.fuzz` discards it; each candidate is
@@ -263,13 +263,8 @@ def reduced(divergence: Divergence, impl: Implementation, against: Implementatio
     for index in reversed(range(len(divergence.ops))):
         ops = divergence.ops[:index] + divergence.ops[index + 1 :]
         reference = run_scenario(against, family, ops)
-        if reference.kind != "observed":
-            continue
-        own = run_scenario(impl, family, ops)
-        if own.kind == "skipped":
-            continue
-        candidate = compare(family, ops, reference, own, divergence.requires)
-        if candidate is not None and contracts_of(candidate) == contracts:
+        candidate = judge(impl, family, ops, reference, divergence.requires)
+        if isinstance(candidate, Divergence) and contracts_of(candidate) == contracts:
             divergence = candidate
     return divergence
 

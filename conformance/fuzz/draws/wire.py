@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from hypothesis import strategies as st
 
-if TYPE_CHECKING:
-    from .generate import _Builder
-
-Json = Any
+from .builder import Builder, Json
 
 BASE_URL: Final = "https://api.deepseek.test"
 #: Keys: valid, empty, trimmed (spaces, U+00A0, and U+FEFF, U+3000, U+2028 and a tab, which
@@ -137,17 +134,19 @@ NOW_MS: Final = 1_700_000_000_000
 CLOCKS: Final = (NOW_MS, NOW_MS + 400)
 
 
-def wire_steps(builder: _Builder) -> None:
+def wire_ops(draw: st.DrawFn, capabilities: frozenset[str]) -> list[Json]:
     """Independent wire ops, about a dozen: each is cheap to run, and a scenario of several
     tries several shapes at once. They are lists of ops each drawn as a whole (`_op`), so that
     shrinking deletes the ops that show nothing and keeps the one that does."""
+    builder = Builder(draw, capabilities)
     ops = st.lists(_op(builder), min_size=1, max_size=8)
     for group in builder.draw(st.lists(ops, min_size=1, max_size=4)):
         builder.ops += group
+    return builder.ops
 
 
 @st.composite
-def _op(draw: st.DrawFn, builder: _Builder) -> Json:
+def _op(draw: st.DrawFn, builder: Builder) -> Json:
     """One wire op, its draws made through ``draw`` (the op's own span for the shrinker)."""
     outer, builder.draw = builder.draw, draw
     try:
@@ -166,7 +165,7 @@ def _op(draw: st.DrawFn, builder: _Builder) -> Json:
         builder.draw = outer
 
 
-def _request(builder: _Builder) -> Json:
+def _request(builder: Builder) -> Json:
     pick, chance = builder.pick, builder.chance
     messages = [_message(builder) for _ in range(builder.between(1, 4))]
     # An image is refused only "for a text-only model": the model the cases name as one.
@@ -194,7 +193,7 @@ def _request(builder: _Builder) -> Json:
     return request
 
 
-def _message(builder: _Builder) -> Json:
+def _message(builder: Builder) -> Json:
     """A history message of any role and block kind; sometimes with the fields a logged message
     carries (`id`, `source`), which the wire does not send."""
     message = _content(builder)
@@ -203,7 +202,7 @@ def _message(builder: _Builder) -> Json:
     return message
 
 
-def _content(builder: _Builder) -> Json:
+def _content(builder: Builder) -> Json:
     pick = builder.pick
     kind = pick(["user", "user", "assistant", "assistant", "tool", "mixed", "odd"])
     if kind == "user":
@@ -255,7 +254,7 @@ def _text(text: str) -> Json:
     return {"type": "text", "text": text}
 
 
-def _chunks(builder: _Builder) -> list[str]:
+def _chunks(builder: Builder) -> list[str]:
     """A body of SSE events, cut into byte chunks at drawn positions (`_cuts`): a stream's
     payloads in their order (deltas, a finish, a usage, `[DONE]`, each sometimes left out), with
     odd events put anywhere among them, framed by one of the event stream's line-end rules."""
@@ -294,7 +293,7 @@ def _chunk(delta: Json, **choice: Json) -> str:
     return _json({"choices": [{"delta": delta, **choice}]})
 
 
-def _delta(builder: _Builder) -> str:
+def _delta(builder: Builder) -> str:
     """A delta chunk: content, reasoning or tool calls; content sometimes beside an empty list of
     tool calls, which does not hide it."""
     pick = builder.pick
@@ -309,7 +308,7 @@ def _delta(builder: _Builder) -> str:
     return _chunk(delta)
 
 
-def _call(builder: _Builder) -> Json:
+def _call(builder: Builder) -> Json:
     """A tool-call delta of wire index 0 or 1 (either may come first): the call's start (id,
     name, arguments' start) or a continuation (arguments only)."""
     index = builder.pick([0, 1])
@@ -319,7 +318,7 @@ def _call(builder: _Builder) -> Json:
     return {"index": index, "function": {"arguments": ":1}"}}
 
 
-def _finish(builder: _Builder) -> str:
+def _finish(builder: Builder) -> str:
     """A finish chunk: a reason the contract maps, or another (`OTHER_REASONS`), sometimes with
     content, or with a null delta."""
     pick, chance = builder.pick, builder.chance
@@ -328,7 +327,7 @@ def _finish(builder: _Builder) -> str:
     return _chunk(delta, finish_reason=reason)
 
 
-def _usage(builder: _Builder) -> Json:
+def _usage(builder: Builder) -> Json:
     """A usage object: counts, then cache reads as hit and miss counts, as the cached-tokens
     detail (0 too), or both; a count sometimes in an odd form (`ODD_COUNTS`)."""
     usage = {"prompt_tokens": _count(builder, 10), "completion_tokens": _count(builder, 2)}
@@ -342,7 +341,7 @@ def _usage(builder: _Builder) -> Json:
     return usage
 
 
-def _count(builder: _Builder, count: int, odd_counts: tuple[Json, ...] = ODD_COUNTS) -> Json:
+def _count(builder: Builder, count: int, odd_counts: tuple[Json, ...] = ODD_COUNTS) -> Json:
     """``count``, or one of ``odd_counts`` (`"float"`: the count written with a fraction part)."""
     if builder.chance(80):
         return count
@@ -350,7 +349,7 @@ def _count(builder: _Builder, count: int, odd_counts: tuple[Json, ...] = ODD_COU
     return float(count) if odd == "float" else odd
 
 
-def _odd_payload(builder: _Builder) -> str:
+def _odd_payload(builder: Builder) -> str:
     """A payload that is not a chunk of the expected shape: a whole text that is none
     (`ODD_TEXTS`), a value of the wrong type at one place (`ODD_VALUES`), a usage that is not
     an object or lacks its counts, a constant JSON has not in a field the adapter does not read,
@@ -380,7 +379,7 @@ def _odd_payload(builder: _Builder) -> str:
     return _chunk(None, finish_reason="length")
 
 
-def _odd_call(builder: _Builder) -> Json:
+def _odd_call(builder: Builder) -> Json:
     """A tool call with one field of the wrong type: its index (absent too), id, name or
     arguments; or a `function` that is not an object beside a wrong index or id (the contract
     gives `function` no shape of its own: `AVOIDED`)."""
@@ -400,7 +399,7 @@ def _odd_call(builder: _Builder) -> Json:
     return call
 
 
-def _odd_event(builder: _Builder, data: str) -> list[str]:
+def _odd_event(builder: Builder, data: str) -> list[str]:
     """An event (its lines) of a shape the contract reads otherwise than a lenient decoder:
     a comment (alone, or inside an event), data split over two lines, fields
     other than `data` (around data, or alone), a bare `data` line, a BOM at an event's start."""
@@ -418,12 +417,12 @@ def _odd_event(builder: _Builder, data: str) -> list[str]:
     return ["data"]
 
 
-def _some(builder: _Builder) -> int:
+def _some(builder: Builder) -> int:
     """None half the time, else one or two."""
     return builder.between(1, 2) if builder.chance(50) else 0
 
 
-def _cuts(builder: _Builder, body: bytes, starts: list[int]) -> tuple[list[int], list[int]]:
+def _cuts(builder: Builder, body: bytes, starts: list[int]) -> tuple[list[int], list[int]]:
     """Chunk bounds: cuts anywhere, or where a decoder can go wrong: inside a UTF-8 sequence,
     between a CR and what follows it, at an event's start."""
     inside = [i for i, byte in enumerate(body) if 0x80 <= byte < 0xC0]
@@ -440,7 +439,7 @@ def _cuts(builder: _Builder, body: bytes, starts: list[int]) -> tuple[list[int],
     return [0, *ordered], [*ordered, len(body)]
 
 
-def _error(builder: _Builder) -> Json:
+def _error(builder: Builder) -> Json:
     pick, chance = builder.pick, builder.chance
     headers: Json = {}
     if chance(40):
