@@ -47,7 +47,7 @@ def _seed(*, replaced: bool) -> list[Json]:
     with ``replaced``, a summary that replaces both."""
     events = [lp.user("earlier", "u0"), lp.snapshot("s0", CLOCK)]
     if replaced:
-        events.append(lp.replacing(lp.summary("c0"), 0, 1))
+        events.append(lp.patched(lp.summary("c0"), 0, 1))
     return lp.envelopes(*events)
 
 
@@ -461,7 +461,7 @@ CASES = [
                 log=[
                     *_answered_turn(1, "one", 1),  # 0-11
                     *_relative(_answered_turn(2, "two", 3, header=[]), 12),  # 12-21
-                    lp.replacing(lp.summary("#5"), 9, 14, [9, 14]),  # 22
+                    lp.patched(lp.summary("#5"), 9, 14, [9, 14]),  # 22
                 ],
             ),
         ),
@@ -591,7 +591,7 @@ CASES = [
                 log=[
                     lp.user("earlier", "#1"),  # 0
                     lp.snapshot("#2", CLOCK),  # 1
-                    lp.replacing(lp.summary("#3"), 0, 1),  # 2
+                    lp.patched(lp.summary("#3"), 0, 1),  # 2
                     lp.end_seed(),  # 3
                     *_relative(
                         _answered_turn(1, "next", 4, extra=(lp.snapshot("#5", CLOCK),)), 4
@@ -642,7 +642,7 @@ CASES = [
                     "a",
                     log=[
                         *_answered_turn(1, "one", 1, extra=(lp.snapshot("#2", CLOCK),)),  # 0-12
-                        lp.replacing(lp.summary("#4"), first, 10, cites),  # 13
+                        lp.patched(lp.summary("#4"), first, 10, cites),  # 13
                         *_relative(_answered_turn(2, "two", 5, header=[], extra=extra), 14),
                     ],
                 ),

@@ -1670,7 +1670,7 @@ class _Session:
         return value
 
     def replace(self) -> None:
-        """A summary replacing one to three consecutive surface nodes, citing each of them."""
+        """A summary patched one to three consecutive surface nodes, citing each of them."""
         if not self.surface:
             return
         first = self.builder.draw(_range(0, len(self.surface) - 1))
@@ -1750,7 +1750,7 @@ class _Session:
         self.append(s.session_append("tool/result", data, surface_op="append"))
 
     def tool_replace(self) -> None:
-        """A `tool/result` replacing one on the surface with its block's content cut (allowed),
+        """A `tool/result` patched one on the surface with its block's content cut (allowed),
         or with one more field changed (ROOT-MODEL: `tool-result-replace-invalid`, nothing
         changes), an empty object and an empty array included."""
         shadowed = [seq for seq in self.surface if seq in self.tools]

@@ -393,7 +393,7 @@ def envelopes(*events: Json) -> list[Json]:
     return [{**event, "seq": seq, "time": 0} for seq, event in enumerate(events)]
 
 
-def replacing(event: Json, start: int, end: int, cites: list[int] | None = None) -> Json:
+def patched(event: Json, start: int, end: int, cites: list[int] | None = None) -> Json:
     """``event`` as a surface replacement of ``start``..``end``, citing ``cites`` (default:
     every seq between them)."""
     return {

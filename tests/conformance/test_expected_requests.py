@@ -51,7 +51,7 @@ def test_a_request_paired_with_its_attempt_holds_the_messages_before_it() -> Non
 
 def test_a_replacement_takes_the_place_of_its_range_and_an_empty_answer_is_no_message() -> None:
     one, two = lp.user("one", "#1"), lp.user("two", "#2")
-    summary = lp.replacing(lp.user("summary", "#3"), 1, 2)
+    summary = lp.patched(lp.user("summary", "#3"), 1, 2)
     empty = lp.assistant(1, 1, [], "#4", [])
     view = [lp.header("initial", system=None), one, two, summary, empty]
     (fixed,), _ = fixed_requests(

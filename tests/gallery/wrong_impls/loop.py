@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import AsyncGenerator
-from typing import Any, Final
+from typing import Any
 
 from reference import header, loop, model_adapter, render, runtime_context, session
 from reference.abort import AbortController, AbortSignal
@@ -24,9 +24,13 @@ from reference.model_adapter import AdapterFailure, Request
 from reference.registry import AssembleContext, PromptRegistry
 from reference.runtime_context import Retained, RuntimeContextProjection
 
-from .base import WrongLoop, replacing
+from .base import WrongLoop, patched, wrong
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
+)
 class HalfRouteResolved(WrongLoop):
     """A proposal with a provider but no model goes to model resolution before the route check
     (as if the route needed only one of the two): the provider's adapter is asked first."""
@@ -45,6 +49,7 @@ class HalfRouteResolved(WrongLoop):
             self._request = request
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/assembled-tools-are-in-the-header-and-the-request")
 class ToolsLeftOutOfTheBuild(WrongLoop):
     """A request build ignores the step's assembled tools: neither the header nor the request
     has any."""
@@ -63,6 +68,7 @@ class ToolsLeftOutOfTheBuild(WrongLoop):
             return await super().build_request(turn, step, without_tools, system, messages, signal)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-keeps-its-own-effort-over-the-logged-one")
 class RestoredEffortWins(WrongLoop):
     """A new instance restores the logged effort (same route, not an adapter default) even over
     the agent's own `reasoningEffort`."""
@@ -82,6 +88,9 @@ class RestoredEffortWins(WrongLoop):
             return seed
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY", "loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing"
+)
 class CancelWakesForInjected(WrongLoop):
     """A cancel leaves the agent set to wake once the cancelled turn ends, so a message injected
     while it settles starts a turn of its own."""
@@ -92,6 +101,7 @@ class CancelWakesForInjected(WrongLoop):
             self._wake = True
 
 
+@wrong("PROMPT-STEP-BOUNDARY", "loop/a-message-injected-during-a-turn-that-fails-wakes-nothing")
 class EveryTurnWakesForInjected(WrongLoop):
     """Every driver is set to wake when its turns stop, so a message injected into a turn that
     ends in error starts a turn of its own."""
@@ -102,6 +112,9 @@ class EveryTurnWakesForInjected(WrongLoop):
             self._wake = True
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD", "loop/a-request-hook-switching-only-the-provider-writes-request-context"
+)
 class ProviderNotComparedForContext(WrongLoop):
     """`request/context` is written again only when the model or the context window differs, so
     a switch of provider alone writes none."""
@@ -117,6 +130,7 @@ class ProviderNotComparedForContext(WrongLoop):
                 super()._log_context(config, window)
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/dispose-of-an-idle-agent-releases-its-scope-at-once")
 class IdleDisposeKeepsTheScope(WrongLoop):
     """`dispose` releases the agent's scope only after a running turn: an idle agent's scope
     keeps what it holds."""
@@ -127,6 +141,7 @@ class IdleDisposeKeepsTheScope(WrongLoop):
             self.disposed = True
 
 
+@wrong("PROMPT-STEP-BOUNDARY", "loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens")
 class FirstConcludedStepEndsTheTurn(WrongLoop):
     """A turn ends with the outcome of its first concluded step, not its last one."""
 
@@ -141,6 +156,9 @@ class FirstConcludedStepEndsTheTurn(WrongLoop):
             return first.get(turn, outcome)
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY", "loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup"
+)
 class EmptyDecisionStopsTheDriver(WrongLoop):
     """A turn ended by an empty decision (on messages a later step claimed) stops the agent: a
     follow-up queued meanwhile waits for the next message instead of getting its turn."""
@@ -162,6 +180,7 @@ class EmptyDecisionStopsTheDriver(WrongLoop):
             return more and not self.stopping
 
 
+@wrong("PROMPT-STEP-BOUNDARY", "loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each")
 class SentAfterCancelForTheNextStep(WrongLoop):
     """A message sent while a cancelled turn settles is queued for the next step, follow-ups
     included: the next turn claims them all."""
@@ -175,6 +194,7 @@ class SentAfterCancelForTheNextStep(WrongLoop):
                 super()._send(target, message)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/a-resolution-that-throws-fails-the-build")
 class ResolutionThrowUsesTheProposal(WrongLoop):
     """A model resolution that throws something other than the model layer's failure is
     treated like a missing adapter: the proposed config is used unresolved."""
@@ -189,7 +209,14 @@ class ResolutionThrowUsesTheProposal(WrongLoop):
                 return loop.Resolution(dict(proposed), {}, None)
 
 
-@replacing(loop_harness.LoopOps, "_resolver")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/the-adapters-entry-resolves-defaults-and-context-window",
+    "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
+    "loop/an-adapter-registered-later-resolves-the-next-build",
+    "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+)
+@patched(loop_harness.LoopOps, "_resolver")
 def AdaptersEntryOnlyRoutes(resolver, self, adapters):
     """An `adapters` entry decides only whether the provider has an adapter: its defaults,
     context window and effort set are never applied."""
@@ -198,13 +225,15 @@ def AdaptersEntryOnlyRoutes(resolver, self, adapters):
     return resolver(self, entries)
 
 
-@replacing(loop_harness, "_scripted_tools")
+@wrong("PROMPT-STEP-BOUNDARY", "loop/a-tool-result-marked-as-an-error-is-logged-as-one")
+@patched(loop_harness, "_scripted_tools")
 def ToolResultErrorFlagDropped(tools, results, wait):
     """TOOL_RESULT's `isError` is never passed on: every scripted result is an ordinary one."""
     return tools([{k: v for k, v in r.items() if k != "isError"} for r in results], wait)
 
 
-@replacing(loop_harness, "_scripted_pre_step")
+@wrong("PROMPT-STEP-BOUNDARY", "loop/an-empty-decision-still-opens-a-continuation-step")
+@patched(loop_harness, "_scripted_pre_step")
 def EmptyDecisionWithoutAList(pre_step, decisions, wait, calls):
     """An `empty` DECISION hands the loop no message list at all (not an empty one), which a
     step the loop opens anyway (a continuation) cannot enter."""
@@ -218,7 +247,8 @@ def EmptyDecisionWithoutAList(pre_step, decisions, wait, calls):
     return decision
 
 
-@replacing(loop_harness, "_scripted_pre_step")
+@wrong("PROMPT-STEP-BOUNDARY", "loop/a-decision-object-decides-by-its-decision")
+@patched(loop_harness, "_scripted_pre_step")
 def DecisionObjectReadAsDefault(pre_step, decisions, wait, calls):
     """A DECISION object `{"decision", "waitFor"?}` waits, then takes the default decision
     whatever it names."""
@@ -229,7 +259,8 @@ def DecisionObjectReadAsDefault(pre_step, decisions, wait, calls):
     return pre_step(read, wait, calls)
 
 
-@replacing(loop_harness, "_scripted_request")
+@wrong("LOOP-REQUEST-BUILD", "loop/a-request-hook-that-only-waits-passes-the-proposal")
+@patched(loop_harness, "_scripted_request")
 def RequestHookWithoutSetThrows(request, hooks, wait, calls):
     """A REQUEST_HOOK object with neither `set` nor `throws` throws instead of returning the
     proposal as offered."""
@@ -242,13 +273,20 @@ def RequestHookWithoutSetThrows(request, hooks, wait, calls):
     return request(read, wait, calls)
 
 
-@replacing(loop_harness, "_scripted_request_error")
+@wrong(
+    "LOOP-REQUEST-ERROR-TEST",
+    "loop/an-unscripted-request-error-decision-ends-the-turn",
+    "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error",
+    "loop/a-request-beyond-the-script-fails-script-exhausted",
+)
+@patched(loop_harness, "_scripted_request_error")
 def RequestErrorScriptOverrun(request_error, actions, wait, calls):
     """Past the end of the `requestError` script the decision throws, instead of `end`."""
     return request_error([*actions, *[{"throws": "no action"}] * 8], wait, calls)
 
 
-@replacing(loop_harness, "_scripted_pre_step")
+@wrong("LOOP-RUNTIME-CONTEXT", "loop/hook-calls-record-the-snapshot-the-default-decision-proposes")
+@patched(loop_harness, "_scripted_pre_step")
 def HookCallsProposeNothing(pre_step, decisions, wait, calls):
     """`hook-calls` records every pre-step call's `proposed` as null, the runtime-context
     snapshot the default decision adds included."""
@@ -262,6 +300,7 @@ def HookCallsProposeNothing(pre_step, decisions, wait, calls):
     return decision
 
 
+@wrong("PROMPT-HEADER-CHANGE-TEST")
 class HeaderEveryStep(WrongLoop):
     """Every request build after the first logs a `change` header, changed or not."""
 
@@ -272,6 +311,7 @@ class HeaderEveryStep(WrongLoop):
             super().log_header(header)
 
 
+@wrong("LOOP-REQUEST-BUILD")
 class ResumeSkipped(WrongLoop):
     """A new loop instance over a log whose header is identical writes no `resume` header."""
 
@@ -284,6 +324,7 @@ class ResumeSkipped(WrongLoop):
             super().log_header(header)
 
 
+@wrong("PROMPT-RETRY-BOUNDARY")
 class RenderInsideRetry(WrongLoop):
     """Each attempt assembles and renders the system again instead of reusing the step's."""
 
@@ -304,6 +345,7 @@ class RenderInsideRetry(WrongLoop):
             )
 
 
+@wrong("PROMPT-CANCEL-TEST")
 class CancelOnlyInsideSteps(WrongLoop):
     """A cancel while no step is open only clears the inbox, so the blocked turn goes on and
     sends its request."""
@@ -317,6 +359,7 @@ class CancelOnlyInsideSteps(WrongLoop):
             super().cancel(cause if cause is not None else {"kind": "user"})
 
 
+@wrong("LOOP-RUNTIME-CONTEXT")
 class SnapshotEveryStep(WrongLoop):
     """The runtime context is projected without a baseline, so it is re-proposed every step."""
 
@@ -326,6 +369,7 @@ class SnapshotEveryStep(WrongLoop):
             return None if proposed is None else {**proposed, "id": self.new_id()}
 
 
+@wrong("LOOP-RUNTIME-CONTEXT")
 class NoClearedMarker(WrongLoop):
     """An emptied runtime context proposes nothing: the cleared marker is never sent."""
 
@@ -336,6 +380,7 @@ class NoClearedMarker(WrongLoop):
             return super().propose_context(assembly)
 
 
+@wrong("LOOP-REQUEST-ERROR-TEST", "loop/adapter-failure-with-code-aborted-ends-the-turn-with-error")
 class AbortedFailureKindMisspelt(WrongLoop):
     """An adapter failure taken as an abort is logged with the finish kind `"ABORTED"` (the
     failure's code, not a reason kind), so the loop takes the attempt for a success: it writes an
@@ -354,6 +399,7 @@ class _RetryAsNewStep(Exception):
     pass
 
 
+@wrong("LOOP-REQUEST-ERROR-TEST")
 class RetryOpensNewStep(WrongLoop):
     """A retried request is sent from a new step (`step/end`, then `step/start` of step + 1)."""
 
@@ -375,6 +421,7 @@ class RetryOpensNewStep(WrongLoop):
                 return None
 
 
+@wrong("PROMPT-STEP-BOUNDARY")
 class EmptyDecisionFallsBack(WrongLoop):
     """An empty `agent/pre-step` decision is taken as "no opinion": the default messages enter."""
 
@@ -389,6 +436,7 @@ class EmptyDecisionFallsBack(WrongLoop):
             super().__init__(**{**options, "pre_step": pre_step})
 
 
+@wrong("LOGGEDLOOP-REQUEST-INVARIANT")
 class RebuiltMessages(WrongLoop):
     """Request messages are rebuilt from the logged ones (same values, other key order)."""
 
@@ -406,7 +454,8 @@ class RebuiltMessages(WrongLoop):
             return await super().build_request(turn, step, assembly, system, rebuilt, signal)
 
 
-@replacing(header, "header_differences")
+@wrong("PROMPT-HEADER-CANONICAL")
+@patched(header, "header_differences")
 def EmptyStopEqualsAbsent(differences, a, b):
     """Header equality treats ``stop: []`` like an absent ``stop`` (`?? []` on both sides)."""
     found = differences(a, b)
@@ -415,7 +464,8 @@ def EmptyStopEqualsAbsent(differences, a, b):
     return found
 
 
-@replacing(RuntimeContextProjection, "project")
+@wrong("LOOP-RUNTIME-CONTEXT")
+@patched(RuntimeContextProjection, "project")
 def ReproposesUnchangedSnapshot(project, self, sections):
     """The projection never compares with the retained text: every step proposes a snapshot."""
     retained = self._retained
@@ -427,14 +477,16 @@ def ReproposesUnchangedSnapshot(project, self, sections):
         self._retained = retained
 
 
-@replacing(RuntimeContextProjection, "observe")
+@wrong("LOOP-RUNTIME-CONTEXT")
+@patched(RuntimeContextProjection, "observe")
 def ReplaceKeepsRetainedSnapshot(observe, self, event):
     """A surface replacement citing the retained snapshot does not make it none-retained."""
     if event.type == "user/message" and runtime_context.is_owned(event.data):
         observe(self, event)
 
 
-@replacing(header, "canonical_header")
+@wrong("PROMPT-HEADER-CANONICAL")
+@patched(header, "canonical_header")
 def CanonicalKeepsEmptySystem(canonical, raw):
     """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
     result = canonical(raw)
@@ -443,12 +495,14 @@ def CanonicalKeepsEmptySystem(canonical, raw):
     return result
 
 
-@replacing(RuntimeContextProjection, "project")
+@wrong("LOOP-RUNTIME-CONTEXT")
+@patched(RuntimeContextProjection, "project")
 def NeverProposesTheClearedMarker(project, self, sections):
     """An empty runtime context proposes nothing, even when a snapshot is retained."""
     return project(self, sections) if any(entry.text for entry in sections) else None
 
 
+@wrong("LOGGEDLOOP-REQUEST-INVARIANT")
 class ResendsBeforeTheFirstChunk(WrongLoop):
     """A stream that fails before its first chunk is sent again in place, as a transport retry:
     the failed request leaves no event though its turn goes on (LOGGEDLOOP-REQUEST-INVARIANT: "A
@@ -466,6 +520,7 @@ class ResendsBeforeTheFirstChunk(WrongLoop):
                 yield chunk
 
 
+@wrong("PROMPT-CANCEL-TEST")
 class DisposesTheScopeAtOnce(WrongLoop):
     """Owner disposal releases the agent's scope at once, not after the blocked turn has ended
     (upstream section 9: "cancel; await whenIdle; scope.dispose")."""
@@ -476,7 +531,10 @@ class DisposesTheScopeAtOnce(WrongLoop):
             super().dispose()
 
 
-@replacing(runtime_context, "_is_owned_user_message")
+@wrong(
+    "LOOP-RUNTIME-CONTEXT", "loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner"
+)
+@patched(runtime_context, "_is_owned_user_message")
 def RestoresOnlyWellFormedMessages(owned, event):
     """Restoring skips an owned message in a form no loop writes (a snapshot's text under the
     cleared marker's source), as if seeded events were held to the loop's own rules."""
@@ -486,6 +544,7 @@ def RestoresOnlyWellFormedMessages(owned, event):
     )
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-drops-followups-queued-behind-the-turn")
 class CancelKeepsQueuedFollowups(WrongLoop):
     """A cancel drops the next-step messages but leaves the follow-ups queued behind the
     cancelled turn: the next follow-up's turn takes the oldest of them instead."""
@@ -497,6 +556,12 @@ class CancelKeepsQueuedFollowups(WrongLoop):
             self._inbox.next_turn = queued
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-with-another-context-window-writes-request-context",
+    "loop/request-state-reads-the-folded-header-and-context",
+    "loop/an-adapter-registered-later-resolves-the-next-build",
+)
 class ContextWindowNotCompared(WrongLoop):
     """`request/context` is written again only when the provider or model differs, so a new
     loop instance with another context window writes none."""
@@ -508,6 +573,11 @@ class ContextWindowNotCompared(WrongLoop):
                 super()._log_context(config, window)
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/adapter-defaults-stay-marked-on-the-next-turn",
+    "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
+)
 class DefaultsProposedAsValues(WrongLoop):
     """After the first header, the whole folded config is proposed again, values filled from
     adapter defaults included: they are no longer marked, and the header changes."""
@@ -520,6 +590,7 @@ class DefaultsProposedAsValues(WrongLoop):
             return super()._seed()
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/temperature-and-stop-carry-to-the-next-turn")
 class TemperatureAndStopDropped(WrongLoop):
     """Later turns propose the folded config without `temperature` and `stop`."""
 
@@ -532,7 +603,16 @@ class TemperatureAndStopDropped(WrongLoop):
             return seed
 
 
-@replacing(loop, "_failure_of")
+@wrong(
+    "PROMPT-RETRY-BOUNDARY",
+    "loop/a-throwing-provider-ends-the-turn-unknown",
+    "loop/a-throwing-listener-ends-the-turn-unknown",
+    "loop/a-throwing-pre-step-hook-ends-the-turn-unknown",
+    "loop/a-throwing-tool-runtime-ends-the-turn-unknown",
+    "loop/a-throwing-request-error-decision-ends-the-turn-unknown",
+    "loop/a-throwing-request-hook-fails-the-build",
+)
+@patched(loop, "_failure_of")
 def ThrowsReportedByClassName(failure_of, error: Exception):
     """A turn ended by a throw that is not the model layer's failure ends with the error's
     class name as its code, not `UNKNOWN`."""
@@ -542,6 +622,11 @@ def ThrowsReportedByClassName(failure_of, error: Exception):
     return failure
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn",
+    "loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
+)
 class ClaimsFollowupsAtEveryStep(WrongLoop):
     """Every step, not only a turn's first, claims a next-turn message besides the next-step
     ones."""
@@ -570,6 +655,11 @@ class _ContextEdited:
         )
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/providers-get-the-agent-as-agent-and-scope",
+    "loop/listeners-get-the-agent-as-agent-and-scope",
+)
 class AgentMissingFromTheAssemblyContext(WrongLoop):
     """The loop assembles with `{scope: agent, signal}`: no `agent` in the assembly context."""
 
@@ -579,6 +669,7 @@ class AgentMissingFromTheAssemblyContext(WrongLoop):
             self.registry = _ContextEdited(self.registry, agent=None)  # type: ignore[assignment]
 
 
+@wrong("PROMPT-STEP-BOUNDARY", "loop/listeners-get-the-agent-as-agent-and-scope")
 class ListenersGetNoAgent(Driver):
     """The `system-prompt/assemble` waterfall is given `{scope, signal}` only: providers see
     the agent of the assembly context, listeners never do."""
@@ -592,6 +683,7 @@ class ListenersGetNoAgent(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-reaches-a-cooperative-listener-through-the-signal")
 class ForgetsTheSignal(WrongLoop):
     """The loop assembles with ``{agent, scope}`` but no abort signal, so a cooperative listener
     cannot see the cancel (it throws "no abort signal" in the harness)."""
@@ -617,6 +709,7 @@ def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[
     return seed
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-the-effort-for-the-same-route")
 class EffortNeverRestored(WrongLoop):
     """A new loop instance proposes only its agent's config: no effort restored from the log."""
 
@@ -625,6 +718,7 @@ class EffortNeverRestored(WrongLoop):
             return super()._seed() if self._header_logged else dict(self.config)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-effort-for-another-model")
 class EffortRestoredForAnyRoute(WrongLoop):
     """A new loop instance restores the logged effort whatever the logged provider and model."""
 
@@ -635,6 +729,7 @@ class EffortRestoredForAnyRoute(WrongLoop):
             return _restores_effort(self, same_route=False, unmarked=True)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-adapter-default-effort")
 class AdapterDefaultEffortRestored(WrongLoop):
     """A new loop instance restores the logged effort even when it was an adapter default."""
 
@@ -645,6 +740,7 @@ class AdapterDefaultEffortRestored(WrongLoop):
             return _restores_effort(self, same_route=True, unmarked=False)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-temperature-stop-or-max-tokens")
 class NewInstanceRestoresTheConfig(WrongLoop):
     """A new loop instance also restores the logged `temperature`, `stop` and `maxTokens` its
     agent leaves unset (those not marked as adapter defaults)."""
@@ -662,6 +758,13 @@ class NewInstanceRestoresTheConfig(WrongLoop):
             return seed
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-throwing-request-hook-fails-the-build",
+    "loop/a-route-less-agent-fails-the-build",
+    "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+    "loop/a-resolution-that-throws-fails-the-build",
+)
 class BuildFailureAsksTheRequestErrorDecision(WrongLoop):
     """A request build that fails is handled as a request error: the `agent/request-error`
     decision is asked about it before the turn ends."""
@@ -687,6 +790,11 @@ class BuildFailureAsksTheRequestErrorDecision(WrongLoop):
                 raise
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-route-less-agent-fails-the-build",
+    "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
+)
 class RouteCheckedWithTheContext(WrongLoop):
     """The route is checked only where `request/context` needs it, after the header is written:
     a route-less build fails with its header in the log (still no context or request).
@@ -714,6 +822,9 @@ class RouteCheckedWithTheContext(WrongLoop):
             super()._log_context(config, window)
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD", "loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused"
+)
 class MaxTokensUnchecked(Driver):
     """An agent is created whatever its `maxTokens`."""
 
@@ -721,6 +832,7 @@ class MaxTokensUnchecked(Driver):
         loop._check_max_tokens = lambda config: None
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/a-request-hook-switching-the-model-sticks-for-later-turns")
 class ProposesTheAgentRouteEveryBuild(WrongLoop):
     """Every build proposes the agent's own provider and model, not the folded header's: a route
     the `agent/request` waterfall switched to lasts one request."""
@@ -734,6 +846,7 @@ class ProposesTheAgentRouteEveryBuild(WrongLoop):
             return seed
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn")
 class PreStepDecisionWithoutTheTurnSignal(WrongLoop):
     """The `agent/pre-step` decision is given a signal of its own, not the turn's: a decision
     waiting for the abort never hears of a cancel."""
@@ -749,6 +862,7 @@ class PreStepDecisionWithoutTheTurnSignal(WrongLoop):
             super().__init__(**{**options, "pre_step": pre_step})
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-the-request-error-decision-waits-aborts-the-turn")
 class RequestErrorDecisionWithoutTheTurnSignal(WrongLoop):
     """The `agent/request-error` decision is given a signal of its own, not the turn's: a
     decision waiting for the abort never hears of a cancel."""
@@ -764,6 +878,9 @@ class RequestErrorDecisionWithoutTheTurnSignal(WrongLoop):
             super().__init__(**{**options, "request_error": request_error})
 
 
+@wrong(
+    "LOOP-REQUEST-ERROR-TEST", "loop/the-request-error-decision-is-asked-about-the-failed-attempt"
+)
 class RequestErrorTurnMixedUp(WrongLoop):
     """The `agent/request-error` decision is told the step's number as the turn."""
 
@@ -777,6 +894,11 @@ class RequestErrorTurnMixedUp(WrongLoop):
             super().__init__(**{**options, "request_error": request_error})
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/an-injected-message-waits-idle-for-the-next-turn",
+    "loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
+)
 class InjectWakesTheAgent(WrongLoop):
     """An injected message wakes an idle agent, as a steer does."""
 
@@ -785,6 +907,12 @@ class InjectWakesTheAgent(WrongLoop):
             self.steer(message)
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/an-injected-message-waits-idle-for-the-next-turn",
+    "loop/a-message-injected-during-a-step-opens-the-next-step",
+    "loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
+)
 class InjectWaitsForTheNextTurn(WrongLoop):
     """An injected message is queued for the next turn instead of the next step."""
 
@@ -793,7 +921,12 @@ class InjectWaitsForTheNextTurn(WrongLoop):
             self._inbox.add("next-turn", message)
 
 
-@replacing(loop, "_failure_of")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
+    "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+)
+@patched(loop, "_failure_of")
 def ResolutionFailureReportedAsUnknown(failure_of, error: Exception):
     """A turn ended by a thrown model-layer failure (one model resolution threw) ends
     `UNKNOWN` instead of with that failure."""
@@ -802,6 +935,11 @@ def ResolutionFailureReportedAsUnknown(failure_of, error: Exception):
     return failure_of(error)
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-provider-without-an-adapter-is-sent-unresolved",
+    "loop/an-adapter-registered-later-resolves-the-next-build",
+)
 class NoAdapterFailsTheBuild(WrongLoop):
     """A provider without an adapter fails the request build (no header, no request) instead
     of being sent unresolved."""
@@ -811,6 +949,7 @@ class NoAdapterFailsTheBuild(WrongLoop):
             return await self._resolver(proposed, signal)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/an-adapter-registered-later-resolves-the-next-build")
 class NoAdapterRemembered(WrongLoop):
     """A provider once found without an adapter is remembered so: its later configs are sent
     unresolved without asking the model layer again, so an adapter registered since is unused."""
@@ -831,6 +970,11 @@ class NoAdapterRemembered(WrongLoop):
             return loop.Resolution(dict(proposed), {}, None)
 
 
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
+    "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+)
 class AdapterOfTheAgentsRoute(WrongLoop):
     """Every config is resolved by the adapter of the agent's own provider, looked up as if the
     route were the agent's: a route the `agent/request` waterfall switched to gets the first
@@ -844,6 +988,7 @@ class AdapterOfTheAgentsRoute(WrongLoop):
             return dataclasses.replace(resolution, config=config)
 
 
+@wrong("LOOP-REQUEST-BUILD", "loop/an-effort-outside-the-new-adapters-set-fails-the-build")
 class EffortSetIgnored(Driver):
     """Model resolution fills in an adapter's defaults but never checks the effort against the
     adapter's effort set: an unsupported effort is sent, for the provider to refuse."""
@@ -852,6 +997,7 @@ class EffortSetIgnored(Driver):
         loop._check_effort = lambda config, efforts: None
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-the-request-hook-waits-writes-no-header")
 class RequestHookWithoutTheTurnSignal(WrongLoop):
     """The `agent/request` waterfall is given a signal of its own, not the turn's: a hook
     waiting for the abort never hears of a cancel."""
@@ -867,6 +1013,7 @@ class RequestHookWithoutTheTurnSignal(WrongLoop):
             super().__init__(**{**options, "request": request})
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-model-resolution-waits-writes-no-header")
 class ResolutionWithoutTheTurnSignal(WrongLoop):
     """Model resolution is given a signal of its own, not the turn's: a resolution waiting for
     the abort never hears of a cancel."""
@@ -876,6 +1023,7 @@ class ResolutionWithoutTheTurnSignal(WrongLoop):
             return await super().resolve(proposed, AbortController().signal)
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts")
 class ToolRunsWithoutTheTurnSignal(WrongLoop):
     """Tools are given a signal of their own, not the turn's: a tool waiting for the abort
     never hears of a cancel."""
@@ -891,6 +1039,11 @@ class ToolRunsWithoutTheTurnSignal(WrongLoop):
             super().__init__(**{**options, "tools": tools})
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/the-turn-stopping-hook-waits-before-the-turn-ends",
+    "loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
+)
 class TurnStoppingNeverAsked(WrongLoop):
     """No `agent/turn-stopping` hook: a turn whose step concluded ends at once (CONTRACTS.md
     names no such hook; the upstream awaits one)."""
@@ -900,6 +1053,7 @@ class TurnStoppingNeverAsked(WrongLoop):
             return bool(self._inbox.next_step)
 
 
+@wrong("PROMPT-CANCEL-TEST", "loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn")
 class NoCancelCheckAfterTurnStopping(WrongLoop):
     """The turn-stopping hook is awaited, but the cancellation is not checked after it: a turn
     cancelled while the hook waits ends with its steps' outcome."""
@@ -911,6 +1065,10 @@ class NoCancelCheckAfterTurnStopping(WrongLoop):
             return bool(self._inbox.next_step)
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step",
+)
 class InboxReadBeforeTurnStopping(WrongLoop):
     """Whether the turn goes on is decided before the turn-stopping hook runs: a next-step
     message queued while it waits is left for the next turn."""
@@ -922,6 +1080,7 @@ class InboxReadBeforeTurnStopping(WrongLoop):
             return waiting
 
 
+@wrong("PROMPT-STEP-BOUNDARY", "loop/rejected-decision-consumes-the-message")
 class RejectLogsTheMessage(WrongLoop):
     """A rejected decision still logs the messages it claimed (in no step), then ends blocked."""
 
@@ -945,6 +1104,12 @@ class RejectLogsTheMessage(WrongLoop):
             return decision, assembly
 
 
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/rejected-first-decision-blocks",
+    "loop/rejected-decision-after-a-step-blocks",
+    "loop/a-decision-object-decides-by-its-decision",
+)
 class RejectEndsCompleted(WrongLoop):
     """A rejected decision ends the turn ``completed``, as an empty one does."""
 
@@ -954,6 +1119,20 @@ class RejectEndsCompleted(WrongLoop):
             return (Enter([]) if isinstance(decision, Reject) else decision), assembly
 
 
+@wrong(
+    "LOGGEDLOOP-REQUEST-INVARIANT",
+    "test_loop_invariant[loop/a-message-injected-during-a-step-opens-the-next-step]",
+    "test_loop_invariant[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
+    "test_loop_invariant[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
+    "test_loop_invariant[loop/an-injected-message-waits-idle-for-the-next-turn]",
+    "test_loop_invariant[loop/runtime-context-kept-by-a-replacement-that-spares-it]",
+    "test_loop_invariant[loop/runtime-context-removed-sends-the-cleared-marker-once]",
+    "test_loop_invariant[loop/runtime-context-replaced-live-is-forgotten-and-re-proposed]",
+    "test_loop_invariant[loop/runtime-context-replaced-on-the-surface-is-re-proposed]",
+    "test_loop_invariant[loop/runtime-context-restored-from-a-seed-is-not-re-proposed]",
+    "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
+    "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
+)
 class SnapshotLoggedNotSent(WrongLoop):
     """The runtime-context snapshot is logged, but kept out of the model's messages (taken for
     the plugin's bookkeeping): the log is right, the requests are not what it derives."""
@@ -972,7 +1151,8 @@ class SnapshotLoggedNotSent(WrongLoop):
             return await super().build_request(turn, step, assembly, system, model_input, signal)
 
 
-@replacing(header, "_same_tools")
+@wrong("PROMPT-HEADER-CANONICAL", "header/equal-tool-schemas-compared-as-json-text")
+@patched(header, "_same_tools")
 def ToolsComparedAsPythonText(same, tools_a, tools_b):
     """Tool schemas compared by Python's ``json.dumps`` texts, not by the text ``JSON.stringify``
     writes: a schema holding ``1.0`` differs from one holding ``1``."""
@@ -983,7 +1163,8 @@ async def _past_the_end(replies, index):  # type: ignore[no-untyped-def]
     yield replies[index]
 
 
-@replacing(model_adapter.ScriptedAdapter, "_play")
+@wrong("LOOP-REQUEST-ERROR-TEST", "loop/a-request-beyond-the-script-fails-script-exhausted")
+@patched(model_adapter.ScriptedAdapter, "_play")
 def ExhaustedScriptFailsUnknown(play, self, index, signal):
     """The scripted model reads the n-th reply without checking the script's length: a request
     beyond it fails with an index error (code `UNKNOWN`), not `SCRIPT_EXHAUSTED`."""
@@ -992,14 +1173,16 @@ def ExhaustedScriptFailsUnknown(play, self, index, signal):
     return play(self, index, signal)
 
 
-@replacing(BlockAssembler, "interrupted_blocks")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/cancel-mid-reasoning-keeps-the-reasoning-block")
+@patched(BlockAssembler, "interrupted_blocks")
 def InterruptedMessageDropsReasoning(interrupted_blocks, self: BlockAssembler) -> list[Json]:
     """A cancelled stream's interrupted message keeps its text blocks but not its reasoning
     blocks (PROMPT-RETRY-BOUNDARY: "only those text and reasoning blocks")."""
     return [block for block in interrupted_blocks(self) if block.get("type") != "reasoning"]
 
 
-@replacing(BlockAssembler, "interrupted_blocks")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/cancel-after-blank-text-logs-no-message")
+@patched(BlockAssembler, "interrupted_blocks")
 def InterruptedMessageKeepsBlankText(interrupted_blocks, self: BlockAssembler) -> list[Json]:
     """A cancelled stream's text and reasoning blocks make an interrupted message even when
     they carried only whitespace (PROMPT-RETRY-BOUNDARY asks for non-blank text)."""
@@ -1008,7 +1191,8 @@ def InterruptedMessageKeepsBlankText(interrupted_blocks, self: BlockAssembler) -
     ]
 
 
-@replacing(BlockAssembler, "push")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/cancel-after-two-deltas-keeps-their-joined-text")
+@patched(BlockAssembler, "push")
 def InterruptedTextKeepsTheLastDelta(push, self: BlockAssembler, chunk: Json) -> None:
     """A text delta replaces its block's text instead of extending it: an interrupted message
     holds only the last delta (a finished one is right, its `block-end` carries the block)."""
@@ -1017,7 +1201,8 @@ def InterruptedTextKeepsTheLastDelta(push, self: BlockAssembler, chunk: Json) ->
         self._blocks[chunk["index"]]["text"] = chunk["text"]
 
 
-@replacing(BlockAssembler, "__init__")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message")
+@patched(BlockAssembler, "__init__")
 def SilentStreamFails(init, self: BlockAssembler) -> None:
     """A stream that ends without a `finish` chunk counts as a failed attempt (`STREAM_CLOSED`)
     instead of one that finished normally, so a stream that yields no chunk ends the turn
@@ -1027,321 +1212,11 @@ def SilentStreamFails(init, self: BlockAssembler) -> None:
     self.finish = {"kind": "error", "failure": failure}
 
 
-@replacing(BlockAssembler, "interrupted_blocks")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/cancel-after-two-blocks-keeps-both")
+@patched(BlockAssembler, "interrupted_blocks")
 def InterruptedMessageKeepsOnlyTheFirstBlock(
     interrupted_blocks, self: BlockAssembler
 ) -> list[Json]:
     """A cancelled stream's interrupted message holds only its first non-blank text or
     reasoning block, not all of them (PROMPT-RETRY-BOUNDARY)."""
     return interrupted_blocks(self)[:1]
-
-
-#: Each wrong implementation, and the contract ID under which the suite must reject it.
-WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
-    "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
-    "ResumeSkipped": "LOOP-REQUEST-BUILD",
-    "RenderInsideRetry": "PROMPT-RETRY-BOUNDARY",
-    "CancelOnlyInsideSteps": "PROMPT-CANCEL-TEST",
-    "SnapshotEveryStep": "LOOP-RUNTIME-CONTEXT",
-    "NoClearedMarker": "LOOP-RUNTIME-CONTEXT",
-    "RetryOpensNewStep": "LOOP-REQUEST-ERROR-TEST",
-    "AbortedFailureKindMisspelt": "LOOP-REQUEST-ERROR-TEST",
-    "EmptyDecisionFallsBack": "PROMPT-STEP-BOUNDARY",
-    "RebuiltMessages": "LOGGEDLOOP-REQUEST-INVARIANT",
-    "EmptyStopEqualsAbsent": "PROMPT-HEADER-CANONICAL",
-    "CanonicalKeepsEmptySystem": "PROMPT-HEADER-CANONICAL",
-    "ReproposesUnchangedSnapshot": "LOOP-RUNTIME-CONTEXT",
-    "ReplaceKeepsRetainedSnapshot": "LOOP-RUNTIME-CONTEXT",
-    "NeverProposesTheClearedMarker": "LOOP-RUNTIME-CONTEXT",
-    "ResendsBeforeTheFirstChunk": "LOGGEDLOOP-REQUEST-INVARIANT",
-    "DisposesTheScopeAtOnce": "PROMPT-CANCEL-TEST",
-    "RestoresOnlyWellFormedMessages": "LOOP-RUNTIME-CONTEXT",
-    "CancelKeepsQueuedFollowups": "PROMPT-CANCEL-TEST",
-    "ContextWindowNotCompared": "LOOP-REQUEST-BUILD",
-    "DefaultsProposedAsValues": "LOOP-REQUEST-BUILD",
-    "TemperatureAndStopDropped": "LOOP-REQUEST-BUILD",
-    "ThrowsReportedByClassName": "PROMPT-RETRY-BOUNDARY",
-    "ClaimsFollowupsAtEveryStep": "PROMPT-STEP-BOUNDARY",
-    "AgentMissingFromTheAssemblyContext": "PROMPT-STEP-BOUNDARY",
-    "ListenersGetNoAgent": "PROMPT-STEP-BOUNDARY",
-    "EffortNeverRestored": "LOOP-REQUEST-BUILD",
-    "EffortRestoredForAnyRoute": "LOOP-REQUEST-BUILD",
-    "AdapterDefaultEffortRestored": "LOOP-REQUEST-BUILD",
-    "NewInstanceRestoresTheConfig": "LOOP-REQUEST-BUILD",
-    "BuildFailureAsksTheRequestErrorDecision": "LOOP-REQUEST-BUILD",
-    "RouteCheckedWithTheContext": "LOOP-REQUEST-BUILD",
-    "MaxTokensUnchecked": "LOOP-REQUEST-BUILD",
-    "HalfRouteResolved": "LOOP-REQUEST-BUILD",
-    "AdaptersEntryOnlyRoutes": "LOOP-REQUEST-BUILD",
-    "ToolResultErrorFlagDropped": "PROMPT-STEP-BOUNDARY",
-    "EmptyDecisionWithoutAList": "PROMPT-STEP-BOUNDARY",
-    "DecisionObjectReadAsDefault": "PROMPT-STEP-BOUNDARY",
-    "RequestHookWithoutSetThrows": "LOOP-REQUEST-BUILD",
-    "RequestErrorScriptOverrun": "LOOP-REQUEST-ERROR-TEST",
-    "HookCallsProposeNothing": "LOOP-RUNTIME-CONTEXT",
-    "ResolutionThrowUsesTheProposal": "LOOP-REQUEST-BUILD",
-    "SentAfterCancelForTheNextStep": "PROMPT-STEP-BOUNDARY",
-    "RequestErrorDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
-    "RequestErrorTurnMixedUp": "LOOP-REQUEST-ERROR-TEST",
-    "EmptyDecisionStopsTheDriver": "PROMPT-STEP-BOUNDARY",
-    "FirstConcludedStepEndsTheTurn": "PROMPT-STEP-BOUNDARY",
-    "IdleDisposeKeepsTheScope": "PROMPT-CANCEL-TEST",
-    "ProviderNotComparedForContext": "LOOP-REQUEST-BUILD",
-    "CancelWakesForInjected": "PROMPT-STEP-BOUNDARY",
-    "EveryTurnWakesForInjected": "PROMPT-STEP-BOUNDARY",
-    "RestoredEffortWins": "LOOP-REQUEST-BUILD",
-    "ToolsLeftOutOfTheBuild": "LOOP-REQUEST-BUILD",
-    "ProposesTheAgentRouteEveryBuild": "LOOP-REQUEST-BUILD",
-    "PreStepDecisionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
-    "InjectWakesTheAgent": "PROMPT-STEP-BOUNDARY",
-    "InjectWaitsForTheNextTurn": "PROMPT-STEP-BOUNDARY",
-    "ForgetsTheSignal": "PROMPT-CANCEL-TEST",
-    "ResolutionFailureReportedAsUnknown": "LOOP-REQUEST-BUILD",
-    "NoAdapterFailsTheBuild": "LOOP-REQUEST-BUILD",
-    "NoAdapterRemembered": "LOOP-REQUEST-BUILD",
-    "AdapterOfTheAgentsRoute": "LOOP-REQUEST-BUILD",
-    "EffortSetIgnored": "LOOP-REQUEST-BUILD",
-    "RequestHookWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
-    "ResolutionWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
-    "ToolRunsWithoutTheTurnSignal": "PROMPT-CANCEL-TEST",
-    "TurnStoppingNeverAsked": "PROMPT-STEP-BOUNDARY",
-    "NoCancelCheckAfterTurnStopping": "PROMPT-CANCEL-TEST",
-    "InboxReadBeforeTurnStopping": "PROMPT-STEP-BOUNDARY",
-    "RejectLogsTheMessage": "PROMPT-STEP-BOUNDARY",
-    "RejectEndsCompleted": "PROMPT-STEP-BOUNDARY",
-    "SnapshotLoggedNotSent": "LOGGEDLOOP-REQUEST-INVARIANT",
-    "ToolsComparedAsPythonText": "PROMPT-HEADER-CANONICAL",
-    "ExhaustedScriptFailsUnknown": "LOOP-REQUEST-ERROR-TEST",
-    "InterruptedMessageDropsReasoning": "PROMPT-RETRY-BOUNDARY",
-    "InterruptedMessageKeepsBlankText": "PROMPT-RETRY-BOUNDARY",
-    "InterruptedTextKeepsTheLastDelta": "PROMPT-RETRY-BOUNDARY",
-    "SilentStreamFails": "PROMPT-RETRY-BOUNDARY",
-    "InterruptedMessageKeepsOnlyTheFirstBlock": "PROMPT-RETRY-BOUNDARY",
-}
-
-#: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
-#: implementation fails under its contract ID: one rejected by an unrelated case shows a case that
-#: checks two rules at once. Every wrong implementation added since the accuracy round has an entry.
-INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
-    "RestoresOnlyWellFormedMessages": (
-        "test_example[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
-    ),
-    "AbortedFailureKindMisspelt": (
-        "test_example[loop/adapter-failure-with-code-aborted-ends-the-turn-with-error]",
-    ),
-    "CancelKeepsQueuedFollowups": (
-        "test_example[loop/cancel-drops-followups-queued-behind-the-turn]",
-    ),
-    "ContextWindowNotCompared": (
-        "test_example[loop/new-instance-with-another-context-window-writes-request-context]",
-        "test_example[loop/request-state-reads-the-folded-header-and-context]",
-        "test_example[loop/an-adapter-registered-later-resolves-the-next-build]",
-    ),
-    "DefaultsProposedAsValues": (
-        "test_example[loop/adapter-defaults-stay-marked-on-the-next-turn]",
-        "test_example[loop/a-route-switch-is-resolved-by-the-new-providers-adapter]",
-    ),
-    "TemperatureAndStopDropped": (
-        "test_example[loop/temperature-and-stop-carry-to-the-next-turn]",
-    ),
-    "ThrowsReportedByClassName": (
-        "test_example[loop/a-throwing-provider-ends-the-turn-unknown]",
-        "test_example[loop/a-throwing-listener-ends-the-turn-unknown]",
-        "test_example[loop/a-throwing-pre-step-hook-ends-the-turn-unknown]",
-        "test_example[loop/a-throwing-tool-runtime-ends-the-turn-unknown]",
-        "test_example[loop/a-throwing-request-error-decision-ends-the-turn-unknown]",
-        "test_example[loop/a-throwing-request-hook-fails-the-build]",
-    ),
-    "ClaimsFollowupsAtEveryStep": (
-        "test_example[loop/a-followup-during-a-multi-step-turn-waits-for-the-next-turn]",
-        "test_example[loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup]",
-    ),
-    "AgentMissingFromTheAssemblyContext": (
-        "test_example[loop/providers-get-the-agent-as-agent-and-scope]",
-        "test_example[loop/listeners-get-the-agent-as-agent-and-scope]",
-    ),
-    "ListenersGetNoAgent": ("test_example[loop/listeners-get-the-agent-as-agent-and-scope]",),
-    "EffortNeverRestored": (
-        "test_example[loop/new-instance-restores-the-effort-for-the-same-route]",
-    ),
-    "EffortRestoredForAnyRoute": (
-        "test_example[loop/new-instance-restores-no-effort-for-another-model]",
-    ),
-    "AdapterDefaultEffortRestored": (
-        "test_example[loop/new-instance-restores-no-adapter-default-effort]",
-    ),
-    "NewInstanceRestoresTheConfig": (
-        "test_example[loop/new-instance-restores-no-temperature-stop-or-max-tokens]",
-    ),
-    "BuildFailureAsksTheRequestErrorDecision": (
-        "test_example[loop/a-throwing-request-hook-fails-the-build]",
-        "test_example[loop/a-route-less-agent-fails-the-build]",
-        "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
-        "test_example[loop/a-resolution-that-throws-fails-the-build]",
-    ),
-    "ToolsLeftOutOfTheBuild": (
-        "test_example[loop/assembled-tools-are-in-the-header-and-the-request]",
-    ),
-    "RestoredEffortWins": (
-        "test_example[loop/new-instance-keeps-its-own-effort-over-the-logged-one]",
-    ),
-    "CancelWakesForInjected": (
-        "test_example[loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing]",
-    ),
-    "EveryTurnWakesForInjected": (
-        "test_example[loop/a-message-injected-during-a-turn-that-fails-wakes-nothing]",
-    ),
-    "ProviderNotComparedForContext": (
-        "test_example[loop/a-request-hook-switching-only-the-provider-writes-request-context]",
-    ),
-    "IdleDisposeKeepsTheScope": (
-        "test_example[loop/dispose-of-an-idle-agent-releases-its-scope-at-once]",
-    ),
-    "FirstConcludedStepEndsTheTurn": (
-        "test_example[loop/a-later-step-cut-at-max-tokens-ends-the-turn-max-tokens]",
-    ),
-    "EmptyDecisionStopsTheDriver": (
-        "test_example[loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup]",
-    ),
-    "RequestErrorDecisionWithoutTheTurnSignal": (
-        "test_example[loop/cancel-while-the-request-error-decision-waits-aborts-the-turn]",
-    ),
-    "RequestErrorTurnMixedUp": (
-        "test_example[loop/the-request-error-decision-is-asked-about-the-failed-attempt]",
-    ),
-    "SentAfterCancelForTheNextStep": (
-        "test_example[loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each]",
-    ),
-    "ResolutionThrowUsesTheProposal": (
-        "test_example[loop/a-resolution-that-throws-fails-the-build]",
-    ),
-    "AdaptersEntryOnlyRoutes": (
-        "test_example[loop/the-adapters-entry-resolves-defaults-and-context-window]",
-        "test_example[loop/a-route-switch-is-resolved-by-the-new-providers-adapter]",
-        "test_example[loop/an-adapter-registered-later-resolves-the-next-build]",
-        "test_example[loop/an-effort-outside-the-new-adapters-set-fails-the-build]",
-    ),
-    "ToolResultErrorFlagDropped": (
-        "test_example[loop/a-tool-result-marked-as-an-error-is-logged-as-one]",
-    ),
-    "EmptyDecisionWithoutAList": (
-        "test_example[loop/an-empty-decision-still-opens-a-continuation-step]",
-    ),
-    "DecisionObjectReadAsDefault": (
-        "test_example[loop/a-decision-object-decides-by-its-decision]",
-    ),
-    "RequestHookWithoutSetThrows": (
-        "test_example[loop/a-request-hook-that-only-waits-passes-the-proposal]",
-    ),
-    "RequestErrorScriptOverrun": (
-        "test_example[loop/an-unscripted-request-error-decision-ends-the-turn]",
-        "test_example[loop/adapter-failure-with-code-aborted-ends-the-turn-with-error]",
-        "test_example[loop/a-request-beyond-the-script-fails-script-exhausted]",
-    ),
-    "HookCallsProposeNothing": (
-        "test_example[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
-    ),
-    "HalfRouteResolved": (
-        "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
-    ),
-    "RouteCheckedWithTheContext": (
-        "test_example[loop/a-route-less-agent-fails-the-build]",
-        "test_example[loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution]",
-    ),
-    "MaxTokensUnchecked": (
-        "test_example[loop/an-agent-whose-max-tokens-is-not-a-positive-safe-integer-is-refused]",
-    ),
-    "ProposesTheAgentRouteEveryBuild": (
-        "test_example[loop/a-request-hook-switching-the-model-sticks-for-later-turns]",
-    ),
-    "PreStepDecisionWithoutTheTurnSignal": (
-        "test_example[loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn]",
-    ),
-    "InjectWakesTheAgent": (
-        "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
-        "test_example[loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing]",
-    ),
-    "InjectWaitsForTheNextTurn": (
-        "test_example[loop/an-injected-message-waits-idle-for-the-next-turn]",
-        "test_example[loop/a-message-injected-during-a-step-opens-the-next-step]",
-        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
-    ),
-    "ForgetsTheSignal": (
-        "test_example[loop/cancel-reaches-a-cooperative-listener-through-the-signal]",
-    ),
-    "ResolutionFailureReportedAsUnknown": (
-        "test_example[loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it]",
-        "test_example[loop/an-effort-outside-the-new-adapters-set-fails-the-build]",
-    ),
-    "NoAdapterFailsTheBuild": (
-        "test_example[loop/a-provider-without-an-adapter-is-sent-unresolved]",
-        "test_example[loop/an-adapter-registered-later-resolves-the-next-build]",
-    ),
-    "NoAdapterRemembered": (
-        "test_example[loop/an-adapter-registered-later-resolves-the-next-build]",
-    ),
-    "AdapterOfTheAgentsRoute": (
-        "test_example[loop/a-route-switch-is-resolved-by-the-new-providers-adapter]",
-        "test_example[loop/an-effort-outside-the-new-adapters-set-fails-the-build]",
-    ),
-    "EffortSetIgnored": (
-        "test_example[loop/an-effort-outside-the-new-adapters-set-fails-the-build]",
-    ),
-    "RequestHookWithoutTheTurnSignal": (
-        "test_example[loop/cancel-while-the-request-hook-waits-writes-no-header]",
-    ),
-    "ResolutionWithoutTheTurnSignal": (
-        "test_example[loop/cancel-while-model-resolution-waits-writes-no-header]",
-    ),
-    "ToolRunsWithoutTheTurnSignal": (
-        "test_example[loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts]",
-    ),
-    "TurnStoppingNeverAsked": (
-        "test_example[loop/the-turn-stopping-hook-waits-before-the-turn-ends]",
-        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
-    ),
-    "NoCancelCheckAfterTurnStopping": (
-        "test_example[loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn]",
-    ),
-    "InboxReadBeforeTurnStopping": (
-        "test_example[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
-    ),
-    "RejectLogsTheMessage": ("test_example[loop/rejected-decision-consumes-the-message]",),
-    "RejectEndsCompleted": (
-        "test_example[loop/rejected-first-decision-blocks]",
-        "test_example[loop/rejected-decision-after-a-step-blocks]",
-        "test_example[loop/a-decision-object-decides-by-its-decision]",
-    ),
-    "SnapshotLoggedNotSent": (
-        "test_loop_invariant[loop/a-message-injected-during-a-step-opens-the-next-step]",
-        "test_loop_invariant[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
-        "test_loop_invariant[loop/a-message-injected-while-the-turn-stopping-hook-waits-opens-another-step]",
-        "test_loop_invariant[loop/an-injected-message-waits-idle-for-the-next-turn]",
-        "test_loop_invariant[loop/runtime-context-kept-by-a-replacement-that-spares-it]",
-        "test_loop_invariant[loop/runtime-context-removed-sends-the-cleared-marker-once]",
-        "test_loop_invariant[loop/runtime-context-replaced-live-is-forgotten-and-re-proposed]",
-        "test_loop_invariant[loop/runtime-context-replaced-on-the-surface-is-re-proposed]",
-        "test_loop_invariant[loop/runtime-context-restored-from-a-seed-is-not-re-proposed]",
-        "test_loop_invariant[loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner]",
-        "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
-    ),
-    "ToolsComparedAsPythonText": ("test_example[header/equal-tool-schemas-compared-as-json-text]",),
-    "ExhaustedScriptFailsUnknown": (
-        "test_example[loop/a-request-beyond-the-script-fails-script-exhausted]",
-    ),
-    "InterruptedMessageDropsReasoning": (
-        "test_example[loop/cancel-mid-reasoning-keeps-the-reasoning-block]",
-    ),
-    "InterruptedMessageKeepsBlankText": (
-        "test_example[loop/cancel-after-blank-text-logs-no-message]",
-    ),
-    "InterruptedTextKeepsTheLastDelta": (
-        "test_example[loop/cancel-after-two-deltas-keeps-their-joined-text]",
-    ),
-    "SilentStreamFails": (
-        "test_example[loop/a-stream-that-yields-nothing-is-answered-by-an-empty-message]",
-    ),
-    "InterruptedMessageKeepsOnlyTheFirstBlock": (
-        "test_example[loop/cancel-after-two-blocks-keeps-both]",
-    ),
-}

@@ -9,7 +9,7 @@ import copy
 import dataclasses
 import math
 import re
-from typing import Any, Final
+from typing import Any
 
 from reference import registry, render, tool_order
 from reference.assembly import Assembly, ToolSchema
@@ -22,9 +22,10 @@ from reference.jsonvalue import Json
 from reference.loop import Agent
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 
-from .base import WrongLoop, replacing
+from .base import WrongLoop, patched, wrong
 
 
+@wrong("PROMPT-REGISTRY-CONTRACT")
 class DuplicateNamesReplace(Driver):
     """A second section, context or variable named like one in the same layer replaces it."""
 
@@ -37,6 +38,7 @@ class DuplicateNamesReplace(Driver):
         return Registry(config)
 
 
+@wrong("DESIGN-SCOPED-LAYERS")
 class FarthestLayerWins(Driver):
     """Layers overlay from the nearest scope outwards, so the global layer wins a name."""
 
@@ -48,6 +50,7 @@ class FarthestLayerWins(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-SCOPE-SHADOW")
 class EvaluatesShadowedProviders(Driver):
     """Shadowed section and context providers are still called (their text then discarded)."""
 
@@ -67,6 +70,7 @@ class EvaluatesShadowedProviders(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-ASSEMBLY-PIPELINE")
 class NoFinalConstraints(Driver):
     """The waterfall's result is returned as is: no complete-section restore, no suppression."""
 
@@ -79,6 +83,7 @@ class NoFinalConstraints(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-ASSEMBLY-MUTATION-TEST")
 class SharedToolParameters(Driver):
     """Tool ``parameters`` are kept by reference, so mutating an assembly reaches the provider."""
 
@@ -89,6 +94,7 @@ class SharedToolParameters(Driver):
         ToolSchema.keep = staticmethod(keep)  # type: ignore[method-assign,assignment]
 
 
+@wrong("PROMPT-VARIABLE-TEST")
 class SnapshotVariables(Driver):
     """Variables are evaluated from a snapshot of the layer tables, taken before any runs."""
 
@@ -105,6 +111,7 @@ class SnapshotVariables(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-VARIABLE-TEST")
 class VariableTablesWithoutGenerations(Driver):
     """Variables are read from whatever layer exists when the iteration reaches it, and a
     table's iteration goes on after its last variable was released (no new generation)."""
@@ -128,6 +135,7 @@ class VariableTablesWithoutGenerations(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-REGISTRY-CONTRACT")
 class KeepsRegistrationWhenNotifyFails(Driver):
     """A registration whose change notification throws stays registered (with no handle)."""
 
@@ -145,13 +153,15 @@ class KeepsRegistrationWhenNotifyFails(Driver):
         return Registry(config)
 
 
-@replacing(registry, "order_tools")
+@wrong("PROMPT-TOOL-ORDER")
+@patched(registry, "order_tools")
 def DeduplicatedToolNames(ordered, schemas, known_names, tool_order):
     """Tools are keyed by name, so of several schemas sharing a name only the last is kept."""
     by_name = {schema.name: schema for schema in schemas}
     return ordered(by_name.values(), known_names, tool_order)
 
 
+@wrong("DESIGN-SCOPED-LAYERS")
 class LastListenerOutermost(Driver):
     """The waterfall composes the last registered listener outermost."""
 
@@ -167,6 +177,7 @@ class LastListenerOutermost(Driver):
         return Registry(config)
 
 
+@wrong("DESIGN-SCOPED-LAYERS")
 class InnerListenersRunAnyway(Driver):
     """A listener that does not call ``next`` does not stop the inner listeners from running."""
 
@@ -191,6 +202,7 @@ class InnerListenersRunAnyway(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-ASSEMBLY-PIPELINE")
 class FinalConstraintsOnlyAfterTheInnermostStep(Driver):
     """Step 9 is skipped when a listener short-circuits the waterfall (never reaches its end)."""
 
@@ -218,6 +230,7 @@ class FinalConstraintsOnlyAfterTheInnermostStep(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-REGISTRY-CONTRACT")
 class ReleaseIsNotIdempotent(Driver):
     """Every call of ``release()`` runs the release again, so a second one notifies again."""
 
@@ -229,6 +242,7 @@ class ReleaseIsNotIdempotent(Driver):
         registry.Registration.release = release  # type: ignore[method-assign]
 
 
+@wrong("PROMPT-ASSEMBLY-PIPELINE")
 class SuppressorIsAFlag(Driver):
     """A layer's suppression is one flag: every suppressor of a layer shares the first one's
     handle, so releasing any of them turns suppression off."""
@@ -248,13 +262,15 @@ class SuppressorIsAFlag(Driver):
         return Registry(config)
 
 
-@replacing(registry, "_finite_order")
+@wrong("PROMPT-REGISTRY-CONTRACT")
+@patched(registry, "_finite_order")
 def NegativeZeroBeforeZero(finite_order, kind, name, order):
     """Orders compare in a total order (like Java's ``Double.compare``): -0 sorts before 0."""
     value = finite_order(kind, name, order)
     return -5e-324 if value == 0 and math.copysign(1, value) < 0 else value
 
 
+@wrong("DESIGN-SCOPED-LAYERS")
 class ReleaseRemovesTheNameEverywhere(Driver):
     """Releasing a scoped section or context removes that name from every layer."""
 
@@ -274,12 +290,14 @@ class ReleaseRemovesTheNameEverywhere(Driver):
         return Registry(config)
 
 
-@replacing(render, "interpolate")
+@wrong("PROMPT-STRICT-RENDER")
+@patched(render, "interpolate")
 def RescanningRenderer(once, text, variables, *, where):
     """Substituted values are scanned again, so a value containing ``{{x}}`` is expanded too."""
     return once(once(text, variables, where=where), variables, where=where)
 
 
+@wrong("PROMPT-STRICT-RENDER", "test_render_time_grows_linearly")
 class QuadraticRenderer(Driver):
     """The upstream's renderer: at every ``{{`` that opens no group, the rest of the text is
     searched for ``}}`` again, the way JavaScript's ``indexOf`` does it (find the first character,
@@ -315,6 +333,7 @@ class QuadraticRenderer(Driver):
         render.interpolate = rescanning  # type: ignore[assignment]
 
 
+@wrong("PROMPT-TOOL-ORDER")
 class CodePointToolOrder(Driver):
     """Tools sorted with plain ``sorted()`` (code points), not by UTF-16 code units."""
 
@@ -322,7 +341,8 @@ class CodePointToolOrder(Driver):
         tool_order.code_unit_key = lambda name: name  # type: ignore[assignment,return-value]
 
 
-@replacing(loop_harness.LoopOps, "_create")
+@wrong("DESIGN-SCOPED-LAYERS", "loop/assemble-in-an-agents-scope-passes-the-agent")
+@patched(loop_harness.LoopOps, "_create")
 def AssembleOpPassesNoAgent(create, self, op):
     """The `assemble` op passes `{scope, signal}` only, even for an agent's own scope."""
     created = create(self, op)
@@ -332,7 +352,8 @@ def AssembleOpPassesNoAgent(create, self, op):
     return created
 
 
-@replacing(registry_harness.RegistryOps, "_listen")
+@wrong("PROMPT-ASSEMBLY-PIPELINE", "pipeline/a-throwing-listener-rejects-the-assembly")
+@patched(registry_harness.RegistryOps, "_listen")
 def ListenerFailureUnscripted(listen, self, op):
     """A LISTENER's `fails` is reported as a registry contract error (`invalid-order`) instead
     of the scripted failure: the harness misfiles its own throw. (In a loop any throw ends the
@@ -356,6 +377,7 @@ def ListenerFailureUnscripted(listen, self, op):
         del registry_.add_assemble_listener
 
 
+@wrong("PROMPT-REGISTRY-CONTRACT", "registry/config-toolOrder-null-means-absent")
 class NullToolOrderRejected(Driver):
     """Like the upstream: ``toolOrder: null`` fails at load (a TypeError there; `config-invalid`
     here) instead of meaning absent. Every other null field still means absent."""
@@ -371,6 +393,9 @@ class NullToolOrderRejected(Driver):
         PromptConfig.load = classmethod(strict)  # type: ignore[assignment,method-assign]
 
 
+@wrong(
+    "PROMPT-ASSEMBLY-PIPELINE", "pipeline/variable-provider-creates-a-layer-its-tool-provider-waits"
+)
 class ToolProvidersFromLayersAtStep3(Driver):
     """Tool providers are read from the chain's layers as they exist at step 3, so one that a
     variable provider registered into a layer it created is seen at once."""
@@ -393,6 +418,7 @@ class ToolProvidersFromLayersAtStep3(Driver):
         return Registry(config)
 
 
+@wrong("PROMPT-ASSEMBLY-PIPELINE", "pipeline/variable-provider-creates-a-layer-its-section-is-seen")
 class SectionMapsFromLayersAtStart(Driver):
     """The section and context maps are formed from the layers that existed when the assembly
     started, so a section a variable provider registered into a layer it created is missed."""
@@ -420,6 +446,7 @@ class SectionMapsFromLayersAtStart(Driver):
         return Registry(config)
 
 
+@wrong("DESIGN-SCOPED-LAYERS", "loop/an-agent-with-a-parent-scope-sees-the-parent-layers")
 class ParentScopeDropped(WrongLoop):
     """An agent's scope loses its parent: its assemblies see the global layer and its own."""
 
@@ -429,6 +456,7 @@ class ParentScopeDropped(WrongLoop):
             object.__setattr__(self.scope, "parent", None)
 
 
+@wrong("DESIGN-SCOPED-LAYERS", "scopes/assemble-passes-no-agent-outside-an-agents-scope")
 class AgentForEveryScope(Driver):
     """Every assembly context carries its scope as `agent` too, even for a scope no agent owns."""
 
@@ -441,6 +469,14 @@ class AgentForEveryScope(Driver):
         return Registry(config)
 
 
+@wrong(
+    "PROMPT-REGISTRY-CONTRACT",
+    "registry/builtin-names-taken-in-global-layer",
+    "registry/duplicate-context-same-layer",
+    "registry/duplicate-section-same-layer",
+    "registry/duplicate-variable-same-layer",
+    "registry/rejected-duplicate-leaves-registry-unchanged",
+)
 class DuplicateNamesTheLayer(Driver):
     """A duplicate registration names the layer where the names clash as `where`, not the name
     (PROTOCOL.md's error table: "the name")."""
@@ -459,6 +495,10 @@ class DuplicateNamesTheLayer(Driver):
         return Registry(config)
 
 
+@wrong(
+    "PROMPT-REGISTRY-CONTRACT",
+    "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
+)
 class ErroredContextMisspelt(Driver):
     """The `errored` answer of a case it cannot run carries its context under a misspelt key
     (`CONTEXT`), as `Driver.handle` mutant 53 does: every other answer is the reference's."""
@@ -468,70 +508,3 @@ class ErroredContextMisspelt(Driver):
         if isinstance(answer, dict) and answer.get("type") == "errored" and "context" in answer:
             answer["CONTEXT"] = answer.pop("context")
         return answer
-
-
-#: Each wrong implementation, and the contract ID under which the suite must reject it.
-WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
-    "DuplicateNamesReplace": "PROMPT-REGISTRY-CONTRACT",
-    "FarthestLayerWins": "DESIGN-SCOPED-LAYERS",
-    "EvaluatesShadowedProviders": "PROMPT-SCOPE-SHADOW",
-    "NoFinalConstraints": "PROMPT-ASSEMBLY-PIPELINE",
-    "SharedToolParameters": "PROMPT-ASSEMBLY-MUTATION-TEST",
-    "SnapshotVariables": "PROMPT-VARIABLE-TEST",
-    "VariableTablesWithoutGenerations": "PROMPT-VARIABLE-TEST",
-    "KeepsRegistrationWhenNotifyFails": "PROMPT-REGISTRY-CONTRACT",
-    "DeduplicatedToolNames": "PROMPT-TOOL-ORDER",
-    "LastListenerOutermost": "DESIGN-SCOPED-LAYERS",
-    "InnerListenersRunAnyway": "DESIGN-SCOPED-LAYERS",
-    "FinalConstraintsOnlyAfterTheInnermostStep": "PROMPT-ASSEMBLY-PIPELINE",
-    "ReleaseIsNotIdempotent": "PROMPT-REGISTRY-CONTRACT",
-    "SuppressorIsAFlag": "PROMPT-ASSEMBLY-PIPELINE",
-    "NegativeZeroBeforeZero": "PROMPT-REGISTRY-CONTRACT",
-    "ReleaseRemovesTheNameEverywhere": "DESIGN-SCOPED-LAYERS",
-    "RescanningRenderer": "PROMPT-STRICT-RENDER",
-    "QuadraticRenderer": "PROMPT-STRICT-RENDER",
-    "CodePointToolOrder": "PROMPT-TOOL-ORDER",
-    "NullToolOrderRejected": "PROMPT-REGISTRY-CONTRACT",
-    "ToolProvidersFromLayersAtStep3": "PROMPT-ASSEMBLY-PIPELINE",
-    "SectionMapsFromLayersAtStart": "PROMPT-ASSEMBLY-PIPELINE",
-    "ParentScopeDropped": "DESIGN-SCOPED-LAYERS",
-    "ListenerFailureUnscripted": "PROMPT-ASSEMBLY-PIPELINE",
-    "AssembleOpPassesNoAgent": "DESIGN-SCOPED-LAYERS",
-    "AgentForEveryScope": "DESIGN-SCOPED-LAYERS",
-    "DuplicateNamesTheLayer": "PROMPT-REGISTRY-CONTRACT",
-    "ErroredContextMisspelt": "PROMPT-REGISTRY-CONTRACT",
-}
-
-#: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
-#: implementation fails under its contract ID: one rejected by an unrelated case shows a case that
-#: checks two rules at once. Every wrong implementation added since the accuracy round has an entry.
-INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
-    "QuadraticRenderer": ("test_render_time_grows_linearly",),
-    "NullToolOrderRejected": ("test_example[registry/config-toolOrder-null-means-absent]",),
-    "ToolProvidersFromLayersAtStep3": (
-        "test_example[pipeline/variable-provider-creates-a-layer-its-tool-provider-waits]",
-    ),
-    "SectionMapsFromLayersAtStart": (
-        "test_example[pipeline/variable-provider-creates-a-layer-its-section-is-seen]",
-    ),
-    "ParentScopeDropped": (
-        "test_example[loop/an-agent-with-a-parent-scope-sees-the-parent-layers]",
-    ),
-    "AssembleOpPassesNoAgent": ("test_example[loop/assemble-in-an-agents-scope-passes-the-agent]",),
-    "ListenerFailureUnscripted": (
-        "test_example[pipeline/a-throwing-listener-rejects-the-assembly]",
-    ),
-    "AgentForEveryScope": (
-        "test_example[scopes/assemble-passes-no-agent-outside-an-agents-scope]",
-    ),
-    "DuplicateNamesTheLayer": (
-        "test_example[registry/builtin-names-taken-in-global-layer]",
-        "test_example[registry/duplicate-context-same-layer]",
-        "test_example[registry/duplicate-section-same-layer]",
-        "test_example[registry/duplicate-variable-same-layer]",
-        "test_example[registry/rejected-duplicate-leaves-registry-unchanged]",
-    ),
-    "ErroredContextMisspelt": (
-        "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
-    ),
-}

@@ -6,7 +6,7 @@ See the package's docstring for what a wrong implementation is and how the galle
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Any
 
 from reference import header, session
 from reference.abort import AbortSignal
@@ -20,10 +20,11 @@ from reference.loop import Agent
 from reference.model_adapter import Request
 from reference.session import SessionLog, SurfaceReplace
 
-from .base import WrongLoop, replacing
+from .base import WrongLoop, patched, wrong
 
 
-@replacing(loop_harness.LoopOps, "_compact")
+@wrong("ROOT-MODEL", "loop/compact-replaces-and-cites-exactly-its-positions")
+@patched(loop_harness.LoopOps, "_compact")
 def CompactCitesTheNextNode(compact, self, agent, op):
     """A compaction cites the surface node after its range too (allowed by the append rules:
     a replace must cite at least what it shadows)."""
@@ -42,7 +43,8 @@ def CompactCitesTheNextNode(compact, self, agent, op):
         del agent.append
 
 
-@replacing(loop_harness.LoopOps, "_compact")
+@wrong("ROOT-MODEL", "loop/compact-beyond-the-surface-is-refused")
+@patched(loop_harness.LoopOps, "_compact")
 def CompactClipsTheEnd(compact, self, agent, op):
     """A compaction whose `end` lies beyond the surface is clipped to the last node."""
     last = len(agent.log.surface) - 1
@@ -71,16 +73,27 @@ class _UsageLoggedAsNull(WrongLoop):
         return Nulling(**options)
 
 
+@wrong(
+    "ROOT-MODEL",
+    "loop/usage-is-never-logged-as-null",
+    "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+)
 class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
     """A successful attempt's `assistant/message` carries `"usage": null`."""
 
 
+@wrong(
+    "ROOT-MODEL",
+    "loop/usage-is-never-logged-as-null",
+    "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+)
 class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
     """A cancelled stream's interrupted `assistant/message` carries `"usage": null`."""
 
     interrupted = True
 
 
+@wrong("ROOT-MODEL")
 class UnloggedSnapshot(WrongLoop):
     """The runtime-context snapshot is sent with the request but never logged."""
 
@@ -108,7 +121,8 @@ class UnloggedSnapshot(WrongLoop):
             )
 
 
-@replacing(SessionLog, "_admit")
+@wrong("ROOT-MODEL")
+@patched(SessionLog, "_admit")
 def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     """A surface replace removes its range but appends the new node at the end of the surface."""
     event = admit(self, *args, **kwargs)
@@ -118,7 +132,8 @@ def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     return event
 
 
-@replacing(SessionLog, "_admit")
+@wrong("ROOT-MODEL")
+@patched(SessionLog, "_admit")
 def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
     """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
     try:
@@ -128,6 +143,7 @@ def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
         raise
 
 
+@wrong("ROOT-MODEL", "session/an-option-given-as-absent-is-not-given")
 class UndefinedOptionIsNonJson(Driver):
     """A `surfaceOp` or `sourceEventSeqs` option given as JavaScript's `undefined` is judged as
     a value (`session-non-json`) instead of the option not given."""
@@ -136,7 +152,8 @@ class UndefinedOptionIsNonJson(Driver):
         session_harness.option = lambda value: value
 
 
-@replacing(SessionLog, "_admit_seeded")
+@wrong("ROOT-MODEL", "session/seed-malformed-envelope-is-session-event-invalid")
+@patched(SessionLog, "_admit_seeded")
 def SeedTimeMayBeAnyNumber(admit, self, index, raw):
     """A seeded event's `time` may be any number (a fraction, beyond 2^53 - 1)."""
     time = raw.get("time") if isinstance(raw, dict) else None
@@ -145,7 +162,13 @@ def SeedTimeMayBeAnyNumber(admit, self, index, raw):
     admit(self, index, raw)
 
 
-@replacing(session, "_check_shape")
+@wrong(
+    "ROOT-MODEL",
+    "session/seed-event-checks-come-before-seq-and-surface",
+    "session/seed-malformed-message-is-session-event-invalid",
+    "session/seed-message-source-needs-its-kind-and-its-fields",
+)
+@patched(session, "_check_shape")
 def SeedPayloadsUnchecked(check, type, data, where):
     """Seeded messages are not checked for their shape beyond their `data` being an object (the
     surface rules still apply)."""
@@ -153,7 +176,8 @@ def SeedPayloadsUnchecked(check, type, data, where):
         check(type, data, where)
 
 
-@replacing(session, "_check_shape")
+@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@patched(session, "_check_shape")
 def SeedHeadersUnchecked(check, type, data, where):
     """Seeded `request/header` snapshots are not checked beyond `data.header.config` being an
     object (messages still are)."""
@@ -162,7 +186,12 @@ def SeedHeadersUnchecked(check, type, data, where):
         check(type, data, where)
 
 
-@replacing(SessionLog, "_admit_seeded")
+@wrong(
+    "ROOT-MODEL",
+    "session/seed-event-checks-come-before-seq-and-surface",
+    "session/seed-negative-zero-is-checked-before-seq",
+)
+@patched(SessionLog, "_admit_seeded")
 def SeedSeqCheckedFirst(admit, self, index, raw):
     """A seeded event's well-formed `seq` is compared with its index before anything else."""
     seq = session._as_seq(raw.get("seq")) if isinstance(raw, dict) else None
@@ -171,7 +200,8 @@ def SeedSeqCheckedFirst(admit, self, index, raw):
     admit(self, index, raw)
 
 
-@replacing(SessionLog, "_admit_seeded")
+@wrong("ROOT-MODEL", "session/seed-keeps-an-ignorable-event")
+@patched(SessionLog, "_admit_seeded")
 def SeedDropsIgnorable(admit, self, index, raw):
     """A seeded event's `ignorable: true` is accepted but not kept."""
     if isinstance(raw, dict) and raw.get("ignorable") is True:
@@ -179,6 +209,7 @@ def SeedDropsIgnorable(admit, self, index, raw):
     admit(self, index, raw)
 
 
+@wrong("ROOT-MODEL", "session/seed-with-end-seed-inside-gets-one-at-the-end")
 class EndSeedAnywhereInTheSeed(Driver):
     """No `session/end-seed` is appended when the seed holds one anywhere, not only at its end."""
 
@@ -195,7 +226,8 @@ class EndSeedAnywhereInTheSeed(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
-@replacing(SessionLog, "_admit_seeded")
+@wrong("ROOT-MODEL", "session/seed-optional-field-written-as-null-is-session-event-invalid")
+@patched(SessionLog, "_admit_seeded")
 def SeedNullFieldsAsAbsent(admit, self, index, raw):
     """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is read as the field left out."""
     if isinstance(raw, dict):
@@ -204,6 +236,7 @@ def SeedNullFieldsAsAbsent(admit, self, index, raw):
     admit(self, index, raw)
 
 
+@wrong("ROOT-MODEL", "session/seed-event-that-is-not-an-object-is-session-event-invalid")
 class SeedSkipsNonObjects(Driver):
     """A seeded event that is not an object is skipped instead of refused."""
 
@@ -216,7 +249,8 @@ class SeedSkipsNonObjects(Driver):
         SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
 
 
-@replacing(session, "_message_problem")
+@wrong("ROOT-MODEL", "session/seed-message-source-needs-its-kind-and-its-fields")
+@patched(session, "_message_problem")
 def AssistantSourceKindOrRoute(check, message, role, type="user/message"):
     """A seeded assistant message's source passes with `kind: "model"` *or* a provider and a
     model, where it needs both."""
@@ -229,7 +263,8 @@ def AssistantSourceKindOrRoute(check, message, role, type="user/message"):
     return check(message, role, type)
 
 
-@replacing(session, "_message_problem")
+@wrong("ROOT-MODEL", "session/seed-message-source-needs-its-kind-and-its-fields")
+@patched(session, "_message_problem")
 def ToolSourceKindOrCallId(check, message, role, type="user/message"):
     """A seeded tool result's source passes with `kind: "tool"` *or* a non-empty `callId`, where
     it needs both (the content must still name the source's `callId`)."""
@@ -247,7 +282,8 @@ def ToolSourceKindOrCallId(check, message, role, type="user/message"):
     return check(message, role, type)
 
 
-@replacing(session, "_check_shape")
+@wrong("ROOT-MODEL", "session/seed-payload-that-is-not-an-object-is-session-event-invalid")
+@patched(session, "_check_shape")
 def PayloadNotAnObjectIsNonJson(check, type, data, where):
     """A `request/header`, `assistant/message` or `tool/result` whose `data` is not an object is
     refused as `session-non-json` instead of `session-event-invalid`."""
@@ -276,10 +312,16 @@ class SeedChecksKindAfterSeq(Driver):
         SessionLog._admit_seeded = seq_first  # type: ignore[method-assign]
 
 
+@wrong("ROOT-MODEL", "session/seed-event-checks-come-before-seq-and-surface")
 class SeedLegacyCheckedAfterSeq(SeedChecksKindAfterSeq):
     """A seeded legacy header whose seq is not its index is `seq-not-contiguous`."""
 
 
+@wrong(
+    "ROOT-MODEL",
+    "session/seed-event-checks-come-before-seq-and-surface",
+    "session/seed-negative-zero-is-checked-before-seq",
+)
 class SeedMessageShapeCheckedAfterSeq(SeedChecksKindAfterSeq):
     """A seeded message whose seq is not its index is `seq-not-contiguous`, malformed or not."""
 
@@ -315,16 +357,19 @@ class _SeedNonJsonCheckedAfterSeq(Driver):
         session._check_lossless = late
 
 
+@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
 class SeedDataNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `data` whose seq is not its index is `seq-not-contiguous`."""
 
 
+@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
 class SeedSurfaceOpNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `surfaceOp` whose seq is not its index is `seq-not-contiguous`."""
 
     field = "surfaceOp"
 
 
+@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
 class SeedCitationsNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `sourceEventSeqs` whose seq is not its index is
     `seq-not-contiguous`."""
@@ -337,7 +382,8 @@ def _config_object(header: Json) -> bool:
     return isinstance(header, dict) and isinstance(header.get("config"), dict)
 
 
-@replacing(session, "_check_shape")
+@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@patched(session, "_check_shape")
 def HeaderNotAnObjectIsNonJson(check, type, data, where):
     """A seeded header, or its `config`, that is not an object is refused as `session-non-json`."""
     snapshot = data.get("header", {"config": {}}) if isinstance(data, dict) else {"config": {}}
@@ -346,7 +392,8 @@ def HeaderNotAnObjectIsNonJson(check, type, data, where):
     check(type, data, where)
 
 
-@replacing(session, "header_problem")
+@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@patched(session, "header_problem")
 def UnknownAdapterDefaultsIgnored(problem, snapshot):
     """A seeded header's `adapterDefaults` is read for its two markers only: other keys are
     ignored and a value that is not an object counts as no markers."""
@@ -380,16 +427,19 @@ class SeedBoundsExclusive(Driver):
         SessionLog._admit_seeded = strict  # type: ignore[method-assign]
 
 
+@wrong("ROOT-MODEL", "session/seed-seq-at-the-bound-is-well-formed")
 class SeedSeqBoundExclusive(SeedBoundsExclusive):
     """A seeded `seq` of 2^53 - 1 is malformed (`session-event-invalid`), not well-formed."""
 
 
+@wrong("ROOT-MODEL", "session/seed-time-at-the-bound-is-accepted")
 class SeedTimeBoundExclusive(SeedBoundsExclusive):
     """A seeded `time` of magnitude 2^53 - 1 is refused."""
 
     field = "time"
 
 
+@wrong("ROOT-MODEL", "session/empty-seed-gets-end-seed")
 class EmptySeedGetsNoEndSeed(Driver):
     """`session/end-seed` is appended only after a seeded event: an empty seed gets none."""
 
@@ -425,6 +475,7 @@ class _SeedSkipsOneAppendRule(Driver):
         raise NotImplementedError
 
 
+@wrong("ROOT-MODEL", "session/seeded-user-message-needs-a-surface-op")
 class SeedSurfaceOpOptional(_SeedSkipsOneAppendRule):
     """A seeded surface-eligible event without ``surfaceOp`` is kept off the surface."""
 
@@ -439,6 +490,11 @@ class SeedSurfaceOpOptional(_SeedSkipsOneAppendRule):
         session._check_surface_metadata = optional
 
 
+@wrong(
+    "ROOT-MODEL",
+    "session/seeded-header-delta-is-legacy",
+    "session/seed-event-checks-come-before-seq-and-surface",
+)
 class SeedLegacyHeaderAccepted(_SeedSkipsOneAppendRule):
     """A seeded legacy header event is accepted (old logs load); appending one is refused."""
 
@@ -452,6 +508,7 @@ class SeedLegacyHeaderAccepted(_SeedSkipsOneAppendRule):
         session._check_not_legacy = tolerant
 
 
+@wrong("ROOT-MODEL", "session/seeded-replace-must-cite-what-it-shadows")
 class SeedCitationsTrusted(_SeedSkipsOneAppendRule):
     """A seeded replace's ``sourceEventSeqs`` are not checked against the range it shadows."""
 
@@ -474,7 +531,8 @@ def _negative_float(value: Json) -> bool:
     return isinstance(value, list) and any(map(_negative_float, value))
 
 
-@replacing(session, "lossless_problem")
+@wrong("ROOT-MODEL", "session/zero-and-negative-numbers-are-lossless-json")
+@patched(session, "lossless_problem")
 def NegativeNumbersAreNonJson(problem, value):
     """The -0 test reads the sign bit alone: every negative non-integral number is
     `session-non-json` too, not only -0."""
@@ -490,136 +548,9 @@ def _as_object(value: Json) -> Json:
     return value
 
 
-@replacing(session, "strict_equal")
+@wrong("ROOT-MODEL", "session/tool-result-replacement-tells-an-empty-object-from-an-empty-array")
+@patched(session, "strict_equal")
 def DeepEqualByKeysAlone(equal, a, b):
     """The replacement's deep-equal walks the keys of both sides and never asks whether a value
     is an array: an empty array equals an empty object."""
     return equal(_as_object(a), _as_object(b))
-
-
-#: Each wrong implementation, and the contract ID under which the suite must reject it.
-WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
-    "AnswerUsageLoggedAsNull": "ROOT-MODEL",
-    "InterruptedUsageLoggedAsNull": "ROOT-MODEL",
-    "UnloggedSnapshot": "ROOT-MODEL",
-    "ReplacementGoesToTheEnd": "ROOT-MODEL",
-    "RejectedAppendKeepsItsSeq": "ROOT-MODEL",
-    "UndefinedOptionIsNonJson": "ROOT-MODEL",
-    "SeedTimeMayBeAnyNumber": "ROOT-MODEL",
-    "SeedPayloadsUnchecked": "ROOT-MODEL",
-    "SeedHeadersUnchecked": "ROOT-MODEL",
-    "SeedSeqCheckedFirst": "ROOT-MODEL",
-    "SeedDropsIgnorable": "ROOT-MODEL",
-    "EndSeedAnywhereInTheSeed": "ROOT-MODEL",
-    "SeedNullFieldsAsAbsent": "ROOT-MODEL",
-    "SeedSkipsNonObjects": "ROOT-MODEL",
-    "HeaderNotAnObjectIsNonJson": "ROOT-MODEL",
-    "UnknownAdapterDefaultsIgnored": "ROOT-MODEL",
-    "AssistantSourceKindOrRoute": "ROOT-MODEL",
-    "ToolSourceKindOrCallId": "ROOT-MODEL",
-    "PayloadNotAnObjectIsNonJson": "ROOT-MODEL",
-    "SeedLegacyCheckedAfterSeq": "ROOT-MODEL",
-    "SeedMessageShapeCheckedAfterSeq": "ROOT-MODEL",
-    "SeedDataNonJsonCheckedAfterSeq": "ROOT-MODEL",
-    "SeedSurfaceOpNonJsonCheckedAfterSeq": "ROOT-MODEL",
-    "SeedCitationsNonJsonCheckedAfterSeq": "ROOT-MODEL",
-    "SeedSeqBoundExclusive": "ROOT-MODEL",
-    "SeedTimeBoundExclusive": "ROOT-MODEL",
-    "EmptySeedGetsNoEndSeed": "ROOT-MODEL",
-    "CompactCitesTheNextNode": "ROOT-MODEL",
-    "CompactClipsTheEnd": "ROOT-MODEL",
-    "SeedSurfaceOpOptional": "ROOT-MODEL",
-    "SeedLegacyHeaderAccepted": "ROOT-MODEL",
-    "SeedCitationsTrusted": "ROOT-MODEL",
-    "NegativeNumbersAreNonJson": "ROOT-MODEL",
-    "DeepEqualByKeysAlone": "ROOT-MODEL",
-}
-
-#: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
-#: implementation fails under its contract ID: one rejected by an unrelated case shows a case that
-#: checks two rules at once. Every wrong implementation added since the accuracy round has an entry.
-INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
-    "UndefinedOptionIsNonJson": ("test_example[session/an-option-given-as-absent-is-not-given]",),
-    "SeedTimeMayBeAnyNumber": (
-        "test_example[session/seed-malformed-envelope-is-session-event-invalid]",
-    ),
-    "SeedPayloadsUnchecked": (
-        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
-        "test_example[session/seed-malformed-message-is-session-event-invalid]",
-        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
-    ),
-    "SeedHeadersUnchecked": (
-        "test_example[session/seed-malformed-header-is-session-event-invalid]",
-    ),
-    "AnswerUsageLoggedAsNull": (
-        "test_example[loop/usage-is-never-logged-as-null]",
-        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
-    ),
-    "InterruptedUsageLoggedAsNull": (
-        "test_example[loop/usage-is-never-logged-as-null]",
-        "test_loop_invariant[loop/usage-is-never-logged-as-null]",
-    ),
-    "SeedSeqCheckedFirst": (
-        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
-        "test_example[session/seed-negative-zero-is-checked-before-seq]",
-    ),
-    **{
-        name: ("test_example[session/seed-negative-zero-is-checked-before-seq]",)
-        for name in (
-            "SeedDataNonJsonCheckedAfterSeq",
-            "SeedSurfaceOpNonJsonCheckedAfterSeq",
-            "SeedCitationsNonJsonCheckedAfterSeq",
-        )
-    },
-    "SeedDropsIgnorable": ("test_example[session/seed-keeps-an-ignorable-event]",),
-    "EndSeedAnywhereInTheSeed": (
-        "test_example[session/seed-with-end-seed-inside-gets-one-at-the-end]",
-    ),
-    "SeedNullFieldsAsAbsent": (
-        "test_example[session/seed-optional-field-written-as-null-is-session-event-invalid]",
-    ),
-    "SeedSkipsNonObjects": (
-        "test_example[session/seed-event-that-is-not-an-object-is-session-event-invalid]",
-    ),
-    "AssistantSourceKindOrRoute": (
-        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
-    ),
-    "ToolSourceKindOrCallId": (
-        "test_example[session/seed-message-source-needs-its-kind-and-its-fields]",
-    ),
-    "PayloadNotAnObjectIsNonJson": (
-        "test_example[session/seed-payload-that-is-not-an-object-is-session-event-invalid]",
-    ),
-    "SeedLegacyCheckedAfterSeq": (
-        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
-    ),
-    "SeedMessageShapeCheckedAfterSeq": (
-        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
-        "test_example[session/seed-negative-zero-is-checked-before-seq]",
-    ),
-    "HeaderNotAnObjectIsNonJson": (
-        "test_example[session/seed-malformed-header-is-session-event-invalid]",
-    ),
-    "UnknownAdapterDefaultsIgnored": (
-        "test_example[session/seed-malformed-header-is-session-event-invalid]",
-    ),
-    "SeedSeqBoundExclusive": ("test_example[session/seed-seq-at-the-bound-is-well-formed]",),
-    "SeedTimeBoundExclusive": ("test_example[session/seed-time-at-the-bound-is-accepted]",),
-    "EmptySeedGetsNoEndSeed": ("test_example[session/empty-seed-gets-end-seed]",),
-    "CompactCitesTheNextNode": (
-        "test_example[loop/compact-replaces-and-cites-exactly-its-positions]",
-    ),
-    "CompactClipsTheEnd": ("test_example[loop/compact-beyond-the-surface-is-refused]",),
-    "SeedSurfaceOpOptional": ("test_example[session/seeded-user-message-needs-a-surface-op]",),
-    "SeedLegacyHeaderAccepted": (
-        "test_example[session/seeded-header-delta-is-legacy]",
-        "test_example[session/seed-event-checks-come-before-seq-and-surface]",
-    ),
-    "SeedCitationsTrusted": ("test_example[session/seeded-replace-must-cite-what-it-shadows]",),
-    "NegativeNumbersAreNonJson": (
-        "test_example[session/zero-and-negative-numbers-are-lossless-json]",
-    ),
-    "DeepEqualByKeysAlone": (
-        "test_example[session/tool-result-replacement-tells-an-empty-object-from-an-empty-array]",
-    ),
-}
