@@ -45,8 +45,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _start_gallery(session: pytest.Session) -> None:
-    """The runs of the wrong implementations if `test_gallery.py` is to run, the conforming
-    variants' if `test_right_impls.py` is, and the control if either is."""
+    """The runs of the wrong implementations the selected tests of `test_gallery.py` judge (all
+    of them, or those ``-k`` picks), the conforming variants' if `test_right_impls.py` is to run,
+    and the control if either is."""
     gallery, variants = (Path(__file__).with_name(name) for name in GALLERY_FILES)
     # The wrong drivers whose runs a selected test judges (``-k Name`` runs that one alone).
     wrong = {

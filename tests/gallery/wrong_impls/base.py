@@ -45,7 +45,9 @@ def wrong(contract: str, *fails: str) -> Callable[[D], D]:
     return filed
 
 
-def patched(owner: object, name: str) -> Callable[[Callable[..., Any]], type[Driver]]:
+def patched(
+    owner: object, name: str, *, also: object = None
+) -> Callable[[Callable[..., Any]], type[Driver]]:
     """Make the decorated function a wrong implementation that changes one reference function.
 
     Creating the driver replaces ``owner.name`` (a module's function or a class's method) for the
@@ -55,6 +57,7 @@ def patched(owner: object, name: str) -> Callable[[Callable[..., Any]], type[Dri
     documented like the function, so it loads as ``wrong_impls:Name``. A class's method patched
     this way changes every instance, as a subclass overriding it would: the process holds one
     driver, so every agent (`reference.loop.Agent`) or registry it makes is the changed one.
+    ``also`` is a second module holding the same function under the same name (imported there).
     """
 
     def wrong_driver(replacement: Callable[..., Any]) -> type[Driver]:
@@ -66,9 +69,9 @@ def patched(owner: object, name: str) -> Callable[[Callable[..., Any]], type[Dri
             def replaced(*args: Any, **kwargs: Any) -> Any:
                 return replacement(original, *args[bound:], **kwargs)
 
-            setattr(
-                owner, name, kind(replaced) if kind in (staticmethod, classmethod) else replaced
-            )
+            wrapped = kind(replaced) if kind in (staticmethod, classmethod) else replaced
+            for holder in (owner,) if also is None else (owner, also):
+                setattr(holder, name, wrapped)
 
         namespace = {
             "__init__": __init__,

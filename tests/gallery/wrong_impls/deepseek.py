@@ -19,8 +19,20 @@ from reference.llm import LlmError
 
 from .base import patched, wrong
 
+#: The contract every entry here is judged under.
+WIRE = "PROMPT-DEEPSEEK-WIRE"
+#: The clock `ClockInSystemPrompt` stamps requests with: one second per request.
+_SECONDS = itertools.count()
+#: The cases with a `Retry-After` HTTP date, the only ones a misread date fails.
+_HTTP_DATES = (
+    "deepseek/http-retry-after-imf-fixdate",
+    "deepseek/http-retry-after-asctime-and-rfc850",
+    "deepseek/http-retry-after-on-any-status",
+    "deepseek/http-retry-after-date-one-millisecond-ahead",
+)
 
-@wrong("PROMPT-DEEPSEEK-WIRE")
+
+@wrong(WIRE)
 @patched(wire, "wire_assistant")
 def NullContentForToolCalls(serialize, content, where):
     """An assistant turn that only calls tools sends ``content: null``, as OpenAI's docs show."""
@@ -30,7 +42,7 @@ def NullContentForToolCalls(serialize, content, where):
     return message
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE")
+@wrong(WIRE)
 @patched(wire, "request_body")
 def NoStreamOptions(build, request):
     """The body leaves out ``stream_options``, so the provider sends no usage."""
@@ -39,7 +51,7 @@ def NoStreamOptions(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE")
+@wrong(WIRE)
 @patched(wire, "request_body")
 def CacheDirectiveOnSystem(build, request):
     """The system message carries an Anthropic-style ``cache_control`` directive."""
@@ -50,7 +62,7 @@ def CacheDirectiveOnSystem(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE")
+@wrong(WIRE)
 @patched(translate, "map_usage")
 def UsageCountsCacheReadsAsInput(usage_of, usage):
     """``inputTokens`` is ``prompt_tokens`` as is: cache reads are counted twice."""
@@ -59,7 +71,7 @@ def UsageCountsCacheReadsAsInput(usage_of, usage):
     return mapped
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE")
+@wrong(WIRE)
 @patched(wire, "wire_user")
 def ToolResultsBeforeUserText(serialize, content, where):
     """A user message's tool results are sent before its text (in block order)."""
@@ -81,23 +93,15 @@ def ReasoningOnlyOnTheLastAssistant(build, request):
 
 
 @wrong("PROMPT-CACHE-E2E")
-class ClockInSystemPrompt(Driver):
+@patched(wire, "request_body")
+def ClockInSystemPrompt(build, request):
     """The system message ends with the time the request is sent, a common way to tell the model
     the date (the clock here ticks one second per request, so the run is deterministic)."""
-
-    def __init__(self) -> None:
-        build = wire.request_body
-        seconds = itertools.count()
-
-        def stamped(request):  # type: ignore[no-untyped-def]
-            body = build(request)
-            now = f"2026-11-30T08:00:{next(seconds) % 60:02d}Z"
-            for message in body["messages"][:1]:
-                if message["role"] == "system":
-                    message["content"] += f"\n\nCurrent time: {now}"
-            return body
-
-        wire.request_body = stamped
+    body, now = build(request), f"2026-11-30T08:00:{next(_SECONDS) % 60:02d}Z"
+    for message in body["messages"][:1]:
+        if message["role"] == "system":
+            message["content"] += f"\n\nCurrent time: {now}"
+    return body
 
 
 @wrong("PROMPT-CACHE-E2E")
@@ -117,48 +121,32 @@ def RecentlyCalledToolsFirst(build, request):
 
 
 @wrong("PROMPT-CACHE-E2E")
-class HistoryReplayedEscaped(Driver):
+@patched(wire, "encode_body")
+def HistoryReplayedEscaped(encode, body, placeholder="\0messages\0"):
     """Earlier messages are replayed as a store wrote them, JSON with ASCII escapes (``\\u2014``
     for ``—``), and only the newest message is serialized fresh: the JSON values are equal, but a
     message's bytes change once another message follows it."""
-
-    def __init__(self) -> None:
-        encode = wire.encode_body
-        placeholder = "\0messages\0"
-
-        def replayed(body):  # type: ignore[no-untyped-def]
-            *earlier, newest = body["messages"]
-            stored = [json.dumps(message, separators=(",", ":")) for message in earlier]
-            array = "[" + ",".join([*stored, encode(newest).decode()]) + "]"
-            rest = encode({**body, "messages": placeholder}).decode()
-            return rest.replace(json.dumps(placeholder), array, 1).encode()
-
-        wire.encode_body = replayed
+    *earlier, newest = body["messages"]
+    stored = [json.dumps(message, separators=(",", ":")) for message in earlier]
+    array = "[" + ",".join([*stored, encode(newest).decode()]) + "]"
+    rest = encode({**body, "messages": placeholder}).decode()
+    return rest.replace(json.dumps(placeholder), array, 1).encode()
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-split-inside-utf8")
-class ThreeByteUtf8(Driver):
+@wrong(WIRE, "deepseek/stream-split-inside-utf8")
+@patched(sse.SSEDecoder, "feed")
+def ThreeByteUtf8(feed, self, data):
     """The SSE decoder carries at most two bytes of an unfinished UTF-8 sequence from one chunk
     to the next (as if no sequence were longer than three bytes): a four-byte character cut
     after its third byte decodes as U+FFFD."""
-
-    def __init__(self) -> None:
-        def feed(self, data):  # type: ignore[no-untyped-def]
-            text = self._utf8.decode(data)
-            pending, _flag = self._utf8.getstate()
-            if len(pending) > 2:
-                self._utf8.reset()
-                text += "\ufffd"
-            return self._text(text)
-
-        sse.SSEDecoder.feed = feed  # type: ignore[method-assign]
+    text = self._utf8.decode(data)
+    if len(self._utf8.getstate()[0]) > 2:
+        self._utf8.reset()
+        text += "\ufffd"
+    return self._text(text)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-bare-cr-line-ends",
-    "deepseek/stream-mixed-line-endings",
-)
+@wrong(WIRE, "deepseek/stream-bare-cr-line-ends", "deepseek/stream-mixed-line-endings")
 class LinesEndAtLineFeed(Driver):
     """The SSE decoder splits lines at LF and strips a CR before it: CRLF works, a line ending
     in CR alone never ends."""
@@ -174,23 +162,19 @@ class LinesEndAtLineFeed(Driver):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "test_deepseek_http[deepseek-http/lone-surrogate-and-control-characters]",
     "test_deepseek_http[deepseek-http/surrogate-halves-joined-into-one-character]",
 )
-class RawLoneSurrogates(Driver):
+@patched(wire, "encode_body")
+def RawLoneSurrogates(encode, body):
     """The body is UTF-8 with surrogates passed through, so a lone surrogate goes out as the
     three raw bytes of its code point instead of the escape ``JSON.stringify`` writes."""
-
-    def __init__(self) -> None:
-        def raw(body):  # type: ignore[no-untyped-def]
-            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            return text.encode("utf-8", "surrogatepass")
-
-        wire.encode_body = raw
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8", "surrogatepass")
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-413-before-quota")
+@wrong(WIRE, "deepseek/http-413-before-quota")
 @patched(failures, "error_code")
 def QuotaBefore413(code_of, status, detail):
     """Quota wording is read before the 413 rule, so a 413 about an exhausted quota is QUOTA."""
@@ -199,7 +183,7 @@ def QuotaBefore413(code_of, status, detail):
     return code_of(status, detail)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-context-wording-only-on-400")
+@wrong(WIRE, "deepseek/http-context-wording-only-on-400")
 @patched(failures, "error_code")
 def ContextWordingOnAnyStatus(code_of, status, detail):
     """Context-length wording makes CONTEXT_WINDOW_EXCEEDED whatever the status (413, 5xx)."""
@@ -209,7 +193,7 @@ def ContextWordingOnAnyStatus(code_of, status, detail):
     return code
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-402-without-wording")
+@wrong(WIRE, "deepseek/http-402-without-wording")
 @patched(failures, "error_code")
 def Status402IsQuota(code_of, status, detail):
     """402 Payment Required is QUOTA by its status, without the body's wording."""
@@ -217,9 +201,7 @@ def Status402IsQuota(code_of, status, detail):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/http-599-is-a-server-error",
-    "test_deepseek_http[deepseek-http/5xx-boundary]",
+    WIRE, "deepseek/http-599-is-a-server-error", "test_deepseek_http[deepseek-http/5xx-boundary]"
 )
 @patched(failures, "error_code")
 def ServerRangeOffByOne(code_of, status, detail):
@@ -227,7 +209,7 @@ def ServerRangeOffByOne(code_of, status, detail):
     return f"HTTP_{status}" if status == 599 else code_of(status, detail)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "test_deepseek_http[deepseek-http/5xx-boundary]")
+@wrong(WIRE, "test_deepseek_http[deepseek-http/5xx-boundary]")
 @patched(failures, "error_code")
 def ServerFromStatus500Up(code_of, status, detail):
     """Every status from 500 up is SERVER, as the upstream codes it: 600 and above too."""
@@ -235,27 +217,19 @@ def ServerFromStatus500Up(code_of, status, detail):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/http-request-id-headers",
-    "test_deepseek_http[deepseek-http/request-id-headers]",
+    WIRE, "deepseek/http-request-id-headers", "test_deepseek_http[deepseek-http/request-id-headers]"
 )
-class EmptyRequestIdFallsBack(Driver):
+@patched(failures, "http_failure", also=client)
+def EmptyRequestIdFallsBack(failure_of, status, body, headers, *, now_ms):
     """An empty ``x-request-id`` falls back to ``x-deepseek-request-id``."""
-
-    def __init__(self) -> None:
-        failure_of = failures.http_failure
-
-        def falling_back(status, body, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            failure = failure_of(status, body, headers, now_ms=now_ms)
-            lower = {name.lower(): value for name, value in headers.items()}
-            if not failure.get("requestId") and lower.get("x-deepseek-request-id"):
-                failure["requestId"] = lower["x-deepseek-request-id"]
-            return failure
-
-        failures.http_failure = client.http_failure = falling_back
+    failure = failure_of(status, body, headers, now_ms=now_ms)
+    lower = {name.lower(): value for name, value in headers.items()}
+    if not failure.get("requestId") and lower.get("x-deepseek-request-id"):
+        failure["requestId"] = lower["x-deepseek-request-id"]
+    return failure
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-seconds-bounds")
+@wrong(WIRE, "deepseek/http-retry-after-seconds-bounds")
 @patched(failures, "retry_after_ms")
 def RetryAfterCappedAtSafeInteger(delay_of, value, *, now_ms):
     """A Retry-After beyond 2**53 - 1 milliseconds is ignored, though a double holds it."""
@@ -263,7 +237,7 @@ def RetryAfterCappedAtSafeInteger(delay_of, value, *, now_ms):
     return delay if delay is None or delay <= 2**53 - 1 else None
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-neither-seconds-nor-future-date")
+@wrong(WIRE, "deepseek/http-retry-after-neither-seconds-nor-future-date")
 @patched(failures, "retry_after_ms")
 def RetryAfterFractionalSeconds(delay_of, value, *, now_ms):
     """Retry-After ``1.5`` is read as 1.5 seconds, not as a (bad) HTTP date."""
@@ -272,7 +246,7 @@ def RetryAfterFractionalSeconds(delay_of, value, *, now_ms):
     return float(value) * 1000 or None
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-asctime-and-rfc850")
+@wrong(WIRE, "deepseek/http-retry-after-asctime-and-rfc850")
 @patched(failures, "retry_after_ms")
 def RetryAfterImfFixdateOnly(delay_of, value, *, now_ms):
     """Only the IMF-fixdate form of an HTTP date is read; RFC 850 and asctime are ignored."""
@@ -287,47 +261,35 @@ def RetryAfterImfFixdateOnly(delay_of, value, *, now_ms):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/http-retry-after-on-any-status",
     "test_deepseek_http[deepseek-http/retry-after-on-any-status]",
 )
-class RetryAfterOnlyOn429(Driver):
+@patched(failures, "http_failure", also=client)
+def RetryAfterOnlyOn429(failure_of, status, body, headers, *, now_ms):
     """Retry-After is read on a 429 only."""
-
-    def __init__(self) -> None:
-        failure_of = failures.http_failure
-
-        def rate_limits_only(status, body, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            failure = failure_of(status, body, headers, now_ms=now_ms)
-            if status != 429:
-                failure.pop("providerRetryAfterMs", None)
-            return failure
-
-        failures.http_failure = client.http_failure = rate_limits_only
+    failure = failure_of(status, body, headers, now_ms=now_ms)
+    if status != 429:
+        failure.pop("providerRetryAfterMs", None)
+    return failure
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-odd-error-bodies")
-class OddErrorBodyIsMalformed(Driver):
+@wrong(WIRE, "deepseek/http-odd-error-bodies")
+@patched(failures, "http_failure", also=client)
+def OddErrorBodyIsMalformed(failure_of, status, body, headers, *, now_ms):
     """A JSON error body that is not ``{"error": {...}}`` is MALFORMED_RESPONSE."""
-
-    def __init__(self) -> None:
-        failure_of = failures.http_failure
-
-        def strict(status, body, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            failure = failure_of(status, body, headers, now_ms=now_ms)
-            try:
-                parsed = json.loads(body)
-            except ValueError:
-                return failure
-            if not (isinstance(parsed, dict) and isinstance(parsed.get("error"), dict)):
-                failure["code"] = "MALFORMED_RESPONSE"
-            return failure
-
-        failures.http_failure = client.http_failure = strict
+    failure = failure_of(status, body, headers, now_ms=now_ms)
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return failure
+    if not (isinstance(parsed, dict) and isinstance(parsed.get("error"), dict)):
+        failure["code"] = "MALFORMED_RESPONSE"
+    return failure
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/refuse-missing-key",
     "deepseek/refusal-order",
     "test_deepseek_http[deepseek-http/refuse-missing-key]",
@@ -339,7 +301,7 @@ def EmptyKeyAllowed(check, raw):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/refuse-invalid-key",
     "deepseek/refusal-order",
     "test_deepseek_http[deepseek-http/refuse-invalid-key]",
@@ -350,7 +312,7 @@ def KeyNotValidated(check, raw):
     return raw.strip(wire.JS_WHITE_SPACE) if raw else check(raw)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/key-trimmed-as-javascript-trims")
+@wrong(WIRE, "deepseek/key-trimmed-as-javascript-trims")
 @patched(wire, "check_api_key")
 def PythonStripKey(check, raw):
     """The key is trimmed by Python's ``str.strip``, which keeps a U+FEFF around it."""
@@ -360,7 +322,7 @@ def PythonStripKey(check, raw):
     return key
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/refuse-invalid-key")
+@wrong(WIRE, "deepseek/refuse-invalid-key")
 @patched(wire, "check_api_key")
 def WhiteSpaceKeyIsMissing(check, raw):
     """A key of only white space counts as no key: MISSING_CREDENTIAL."""
@@ -368,7 +330,7 @@ def WhiteSpaceKeyIsMissing(check, raw):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/refuse-unsupported-effort",
     "test_deepseek_http[deepseek-http/refuse-unsupported-effort]",
 )
@@ -381,7 +343,7 @@ def EffortPassedThrough(fields, effort):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/refuse-image-block",
     "deepseek/refusal-order",
     "test_deepseek_http[deepseek-http/refuse-image-block]",
@@ -393,21 +355,17 @@ def ImagesSkipped(joined, content, block_type, where):
     return joined(kept, block_type, where)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/refusal-order")
-class KeyCheckedFirst(Driver):
+@wrong(WIRE, "deepseek/refusal-order")
+@patched(wire, "checked_key")
+def KeyCheckedFirst(checked, request, raw_key):
     """The key is checked before the content, so a keyless image request is MISSING_CREDENTIAL."""
-
-    def __init__(self) -> None:
-        def key_first(request, raw_key):  # type: ignore[no-untyped-def]
-            key = wire.check_api_key(raw_key)
-            wire.wire_messages(request)
-            wire.reasoning_fields(request.get("reasoningEffort"))
-            return key
-
-        wire.checked_key = key_first
+    key = wire.check_api_key(raw_key)
+    wire.wire_messages(request)
+    wire.reasoning_fields(request.get("reasoningEffort"))
+    return key
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-empty-system-sent")
+@wrong(WIRE, "deepseek/request-empty-system-sent")
 @patched(wire, "wire_messages")
 def EmptySystemOmitted(messages_of, request):
     """An empty system text sends no system message (a truthiness test)."""
@@ -415,7 +373,7 @@ def EmptySystemOmitted(messages_of, request):
     return messages[1:] if request.get("system") == "" else messages
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-empty-stop-sent")
+@wrong(WIRE, "deepseek/request-empty-stop-sent")
 @patched(wire, "request_body")
 def EmptyStopOmitted(build, request):
     """An empty ``stop`` list is left out, as if unset."""
@@ -425,7 +383,7 @@ def EmptyStopOmitted(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-system-message-in-history")
+@wrong(WIRE, "deepseek/request-system-message-in-history")
 @patched(wire, "request_body")
 def HistorySystemHoisted(build, request):
     """System-role messages of the history are moved to the front, after the system text."""
@@ -435,28 +393,21 @@ def HistorySystemHoisted(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-unknown-blocks-skipped")
-class UnknownBlocksWithTextJoined(Driver):
+@wrong(WIRE, "deepseek/request-unknown-blocks-skipped")
+@patched(wire, "joined_text")
+def UnknownBlocksWithTextJoined(joined, content, block_type, where):
     """A block of an unknown type that holds a ``text`` is read as a text block."""
-
-    def __init__(self) -> None:
-        joined = wire.joined_text
-        known = ("text", "reasoning", "tool-call", "tool-result", "image")
-
-        def texts(content, block_type, where):  # type: ignore[no-untyped-def]
-            if block_type == "text":
-                content = [
-                    {"type": "text", "text": block["text"]}
-                    if block.get("type") not in known and isinstance(block.get("text"), str)
-                    else block
-                    for block in content
-                ]
-            return joined(content, block_type, where)
-
-        wire.joined_text = texts
+    known = ("text", "reasoning", "tool-call", "tool-result", "image")
+    texts = [
+        {"type": "text", "text": block["text"]}
+        if block.get("type") not in known and isinstance(block.get("text"), str)
+        else block
+        for block in content
+    ]
+    return joined(texts if block_type == "text" else content, block_type, where)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-logged-message-fields-not-sent")
+@wrong(WIRE, "deepseek/request-logged-message-fields-not-sent")
 @patched(wire, "wire_message")
 def MessageFieldsPassedThrough(serialize, message, where):
     """A history message's ``id`` and ``source`` are copied onto its wire message."""
@@ -467,7 +418,7 @@ def MessageFieldsPassedThrough(serialize, message, where):
     return out
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-empty-user-messages")
+@wrong(WIRE, "deepseek/request-empty-user-messages")
 @patched(wire, "wire_user")
 def EmptyTextUserMessageDropped(serialize, content, where):
     """A user message with blocks but no text is dropped; only a blockless one is sent empty."""
@@ -475,7 +426,7 @@ def EmptyTextUserMessageDropped(serialize, content, where):
     return [] if content and messages == [{"role": "user", "content": ""}] else messages
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-tool-result-error-flag-not-sent")
+@wrong(WIRE, "deepseek/request-tool-result-error-flag-not-sent")
 @patched(wire, "wire_tool_result")
 def ErrorResultPrefixed(serialize, block, where):
     """An error tool result's text is sent as ``Error: <text>``."""
@@ -485,7 +436,7 @@ def ErrorResultPrefixed(serialize, block, where):
     return message
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-tool-result-without-text")
+@wrong(WIRE, "deepseek/request-tool-result-without-text")
 @patched(wire, "wire_tool_result")
 def NoOutputOnlyWithoutBlocks(serialize, block, where):
     """``(no output)`` only for a result without blocks; one whose blocks hold no text sends
@@ -496,7 +447,7 @@ def NoOutputOnlyWithoutBlocks(serialize, block, where):
     return message
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-two-calls-and-empty-arguments")
+@wrong(WIRE, "deepseek/request-two-calls-and-empty-arguments")
 @patched(wire, "wire_tool_call")
 def EmptyArgumentsAsObject(serialize, block, where):
     """Empty tool-call arguments are sent as ``{}``, as strict providers want JSON there."""
@@ -506,7 +457,7 @@ def EmptyArgumentsAsObject(serialize, block, where):
     return call
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-empty-assistant-message")
+@wrong(WIRE, "deepseek/request-empty-assistant-message")
 @patched(wire, "wire_message")
 def EmptyAssistantDropped(serialize, message, where):
     """An assistant message without blocks is not sent."""
@@ -515,18 +466,14 @@ def EmptyAssistantDropped(serialize, message, where):
     return serialize(message, where)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/request-effort-max")
+@wrong(WIRE, "deepseek/request-effort-max")
 @patched(wire, "reasoning_fields")
 def MaxEffortAsHigh(fields, effort):
     """Effort ``max`` is sent as ``high``, the highest the OpenAI vocabulary knows."""
     return fields("high" if effort == "max" else effort)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-shape-payload-is-an-object",
-    "deepseek/stream-malformed-payloads",
-)
+@wrong(WIRE, "deepseek/stream-shape-payload-is-an-object", "deepseek/stream-malformed-payloads")
 @patched(translate, "_parse")
 def OddPayloadsIgnored(parse, data):
     """A payload that is JSON but not an object is skipped, as the upstream skips some."""
@@ -537,11 +484,7 @@ def OddPayloadsIgnored(parse, data):
     return parse(data) if isinstance(value, dict) else {}
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-shape-choices-list-of-objects",
-    "deepseek/stream-shape-falsy-choices",
-)
+@wrong(WIRE, "deepseek/stream-shape-choices-list-of-objects", "deepseek/stream-shape-falsy-choices")
 @patched(translate, "_parse")
 def LenientChoices(parse, data):
     """``choices`` as one object is read as a list of it, and ``null`` entries are skipped."""
@@ -557,7 +500,7 @@ def LenientChoices(parse, data):
     return parse(data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-tool-calls-list-of-objects")
+@wrong(WIRE, "deepseek/stream-shape-tool-calls-list-of-objects")
 @patched(translate.StreamTranslator, "_append_call")
 def NullToolCallsSkipped(append, self, out, call, data):
     """A ``null`` entry of ``tool_calls`` is skipped."""
@@ -566,26 +509,16 @@ def NullToolCallsSkipped(append, self, out, call, data):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-shape-texts-are-strings",
-    "deepseek/stream-shape-tool-call-id-and-name",
+    WIRE, "deepseek/stream-shape-texts-are-strings", "deepseek/stream-shape-tool-call-id-and-name"
 )
-class NonStringTextsCoerced(Driver):
+@patched(translate, "_text")
+def NonStringTextsCoerced(text_of, container, key, data):
     """A number or object where a text belongs is turned into its string."""
-
-    def __init__(self) -> None:
-        def coerced(container, key, data):  # type: ignore[no-untyped-def]
-            value = container.get(key)
-            return value if value is None or isinstance(value, str) else json.dumps(value)
-
-        translate._text = coerced
+    value = container.get(key)
+    return value if value is None or isinstance(value, str) else json.dumps(value)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-shape-usage",
-    "deepseek/stream-shape-usage-boolean-count",
-)
+@wrong(WIRE, "deepseek/stream-shape-usage", "deepseek/stream-shape-usage-boolean-count")
 @patched(translate, "map_usage")
 def LenientUsage(usage_of, usage):
     """A usage object without sound counts is ignored instead of failing the stream."""
@@ -595,28 +528,28 @@ def LenientUsage(usage_of, usage):
         return None
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-empty-finish-reason")
+@wrong(WIRE, "deepseek/stream-empty-finish-reason")
 @patched(translate, "map_finish")
 def EmptyFinishReasonIsStop(finish_of, reason):
     """An empty ``finish_reason`` counts as none, so the finish defaults to stop."""
     return {"kind": "stop"} if reason == "" else finish_of(reason)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-whitespace-only-payload")
+@wrong(WIRE, "deepseek/stream-whitespace-only-payload")
 @patched(translate.StreamTranslator, "payload")
 def WhitespacePayloadSkipped(payload, self, data):
     """A payload of only spaces is skipped as a keep-alive."""
     return [] if data and data.isspace() else payload(self, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-done-is-exact")
+@wrong(WIRE, "deepseek/stream-done-is-exact")
 @patched(translate.StreamTranslator, "payload")
 def DoneStripped(payload, self, data):
     """A payload that is ``[DONE]`` once stripped of spaces ends the stream."""
     return payload(self, translate.DONE if data.strip() == translate.DONE else data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-data-without-space")
+@wrong(WIRE, "deepseek/stream-data-without-space")
 @patched(sse.SSEDecoder, "_field")
 def DataValueAtFixedOffset(field, self, line):
     """A ``data`` value is taken from the seventh character on, as if ``data: `` were fixed."""
@@ -625,11 +558,7 @@ def DataValueAtFixedOffset(field, self, line):
     return field(self, line)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-other-fields-ignored",
-    "deepseek/stream-event-without-data",
-)
+@wrong(WIRE, "deepseek/stream-other-fields-ignored", "deepseek/stream-event-without-data")
 @patched(sse.SSEDecoder, "_field")
 def OtherFieldsAsData(field, self, line):
     """The values of ``event``, ``id`` and ``retry`` lines are taken as data too."""
@@ -637,14 +566,14 @@ def OtherFieldsAsData(field, self, line):
     return field(self, "data" + colon + value if name in ("event", "id", "retry") else line)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-bare-data-field")
+@wrong(WIRE, "deepseek/stream-bare-data-field")
 @patched(sse.SSEDecoder, "_field")
 def ColonlessLinesIgnored(field, self, line):
     """A line without a colon is ignored, so a bare ``data`` line adds nothing."""
     return None if line and ":" not in line else field(self, line)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-event-without-data")
+@wrong(WIRE, "deepseek/stream-event-without-data")
 @patched(sse.SSEDecoder, "_field")
 def EventWithoutDataDispatchesBlank(field, self, line):
     """An event that names its type dispatches, as a blank payload if it had no data."""
@@ -655,53 +584,49 @@ def EventWithoutDataDispatchesBlank(field, self, line):
     return field(self, line)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-double-bom")
+@wrong(WIRE, "deepseek/stream-double-bom")
 @patched(sse.SSEDecoder, "_text")
 def AllLeadingBomsDropped(text_of, self, text):
     """Every U+FEFF at the start of the stream is dropped."""
     return text_of(self, text.lstrip("\ufeff") if self._at_start else text)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-only-feff-is-a-bom")
+@wrong(WIRE, "deepseek/stream-only-feff-is-a-bom")
 @patched(sse.SSEDecoder, "_text")
 def LatinBomDropped(text_of, self, text):
     """The BOM's bytes read as Latin-1 (``ï»¿``) are dropped too."""
     return text_of(self, text.removeprefix("ï»¿") if self._at_start else text)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-bom-only-at-stream-start")
+@wrong(WIRE, "deepseek/stream-bom-only-at-stream-start")
 @patched(sse.SSEDecoder, "_text")
 def BomDroppedPerChunk(text_of, self, text):
     """A U+FEFF at the start of any body chunk is dropped, not only at the stream's start."""
     return text_of(self, text if self._at_start else text.removeprefix("\ufeff"))
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-mixed-line-endings")
-class LineEndDetectedOnce(Driver):
+@wrong(WIRE, "deepseek/stream-mixed-line-endings")
+@patched(sse.SSEDecoder, "_text")
+def LineEndDetectedOnce(text_of, self, text):
     """The line end (CRLF, LF or CR) is detected on the first line and used for the rest."""
-
-    def __init__(self) -> None:
-        def once(self, text):  # type: ignore[no-untyped-def]
-            if not text:
-                return []
-            if self._at_start:
-                self._at_start = False
-                text = text.removeprefix("\ufeff")
-            buffered = getattr(self, "buffered", "") + text
-            separator = getattr(self, "separator", None)
-            if separator is None:
-                found = re.search("\r\n|\n|\r", buffered)
-                if found is None or (found.group() == "\r" and found.end() == len(buffered)):
-                    self.buffered = buffered
-                    return []
-                separator = self.separator = found.group()
-            *lines, self.buffered = buffered.split(separator)
-            return [data for data in map(self._field, lines) if data is not None]
-
-        sse.SSEDecoder._text = once  # type: ignore[method-assign]
+    if not text:
+        return []
+    if self._at_start:
+        self._at_start = False
+        text = text.removeprefix("\ufeff")
+    buffered = getattr(self, "buffered", "") + text
+    separator = getattr(self, "separator", None)
+    if separator is None:
+        found = re.search("\r\n|\n|\r", buffered)
+        if found is None or (found.group() == "\r" and found.end() == len(buffered)):
+            self.buffered = buffered
+            return []
+        separator = self.separator = found.group()
+    *lines, self.buffered = buffered.split(separator)
+    return [data for data in map(self._field, lines) if data is not None]
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-multiline-data-crlf")
+@wrong(WIRE, "deepseek/stream-multiline-data-crlf")
 @patched(sse.SSEDecoder, "_text")
 def CrLfAcrossReadsIsTwoLineEnds(text_of, self, text):
     """A CR at the end of one read and its LF at the start of the next are two line ends."""
@@ -709,7 +634,7 @@ def CrLfAcrossReadsIsTwoLineEnds(text_of, self, text):
     return text_of(self, text)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-invalid-utf8")
+@wrong(WIRE, "deepseek/stream-invalid-utf8")
 @patched(sse.SSEDecoder, "__init__")
 def InvalidUtf8Dropped(init, self):
     """Invalid UTF-8 bytes are dropped instead of becoming U+FFFD."""
@@ -717,7 +642,7 @@ def InvalidUtf8Dropped(init, self):
     self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="ignore")
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-reasoning-only-then-stop")
+@wrong(WIRE, "deepseek/stream-reasoning-only-then-stop")
 @patched(translate.StreamTranslator, "_final")
 def ReasoningIsNotContent(final, self):
     """A stop with only reasoning is EMPTY_RESPONSE: reasoning is not counted as content."""
@@ -729,7 +654,7 @@ def ReasoningIsNotContent(final, self):
     return out
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-empty-length-finish")
+@wrong(WIRE, "deepseek/stream-empty-length-finish")
 @patched(translate.StreamTranslator, "_final")
 def AnyEmptyFinishIsEmptyResponse(final, self):
     """Any finish with no block is EMPTY_RESPONSE, a length or tool-calls one too."""
@@ -740,7 +665,7 @@ def AnyEmptyFinishIsEmptyResponse(final, self):
     return out
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-empty-tool-calls-list")
+@wrong(WIRE, "deepseek/stream-empty-tool-calls-list")
 @patched(translate.StreamTranslator, "payload")
 def ToolCallsKeyHidesContent(payload, self, data):
     """A delta holding ``tool_calls`` is read as a tool-call delta only: its content is lost."""
@@ -755,7 +680,7 @@ def ToolCallsKeyHidesContent(payload, self, data):
     return payload(self, json.dumps(chunk))
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-reasoning-and-text-interleaved")
+@wrong(WIRE, "deepseek/stream-reasoning-and-text-interleaved")
 @patched(translate.StreamTranslator, "_append_text")
 def BlockPerKindChange(append, self, out, kind, text):
     """A new block opens whenever the delta kind changes, so interleaving makes four blocks."""
@@ -767,7 +692,7 @@ def BlockPerKindChange(append, self, out, kind, text):
     append(self, out, kind, text)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-parallel-tool-calls-by-index")
+@wrong(WIRE, "deepseek/stream-parallel-tool-calls-by-index")
 @patched(translate.StreamTranslator, "_final")
 def ToolBlocksByWireIndex(final, self):
     """Tool-call blocks end in the order of their wire ``index``, not of first appearance."""
@@ -781,7 +706,7 @@ def ToolBlocksByWireIndex(final, self):
     return final(self)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-tool-call-without-id-or-name")
+@wrong(WIRE, "deepseek/stream-tool-call-without-id-or-name")
 @patched(translate.StreamTranslator, "_assembled")
 def ToolCallMissingIdOmitted(assembled, self, index):
     """A tool call whose id or name never arrived has no such key, instead of ``""``."""
@@ -789,7 +714,7 @@ def ToolCallMissingIdOmitted(assembled, self, index):
     return {key: value for key, value in block.items() if value != "" or key == "arguments"}
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-null-delta")
+@wrong(WIRE, "deepseek/stream-null-delta")
 @patched(translate, "_object")
 def NullDeltaIsMalformed(object_of, value, where, data):
     """A ``null`` delta is MALFORMED_RESPONSE: a choice must carry a delta object."""
@@ -798,7 +723,7 @@ def NullDeltaIsMalformed(object_of, value, where, data):
     return object_of(value, where, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-cache-details-zero-wins")
+@wrong(WIRE, "deepseek/stream-cache-details-zero-wins")
 @patched(translate, "map_usage")
 def CacheHitWhenDetailIsZero(usage_of, usage):
     """A cached-tokens detail of 0 falls back to the hit count (an ``or``, not an absence test)."""
@@ -811,7 +736,7 @@ def CacheHitWhenDetailIsZero(usage_of, usage):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/stream-shape-usage",
     "deepseek/stream-cache-details-alone",
     "deepseek/stream-cache-details-zero-wins",
@@ -823,7 +748,7 @@ def CacheHitTokensOnly(usage_of, usage):
     return usage_of({key: value for key, value in usage.items() if key != "prompt_tokens_details"})
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-finish-reason-case-sensitive")
+@wrong(WIRE, "deepseek/stream-finish-reason-case-sensitive")
 @patched(translate, "map_finish")
 def FinishReasonCaseInsensitive(finish_of, reason):
     """Finish reasons are matched ignoring case, so ``Stop`` is a stop."""
@@ -832,7 +757,7 @@ def FinishReasonCaseInsensitive(finish_of, reason):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/stream-eof-mid-event-after-deltas",
     "test_deepseek_http[deepseek-http/eof-mid-event-after-deltas]",
 )
@@ -847,28 +772,21 @@ def EofAfterContentIsStop(close, self):
         yield from self._translator.payload(translate.DONE)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "test_deepseek_http[deepseek-http/closed-mid-body]")
-class PartialAnswerKeptOnDrop(Driver):
+@wrong(WIRE, "test_deepseek_http[deepseek-http/closed-mid-body]")
+@patched(client.DeepSeekAdapter, "stream")
+async def PartialAnswerKeptOnDrop(stream, self, request, signal=None):
     """A connection dropped after some text ends the answer as it stands, as a stop."""
-
-    def __init__(self) -> None:
-        stream = client.DeepSeekAdapter.stream
-
-        async def keeping(self, request, signal=None):  # type: ignore[no-untyped-def]
-            seen_text = False
-            async for chunk in stream(self, request, signal):
-                reason = chunk.get("reason", {})
-                failure = reason.get("failure", {})
-                if seen_text and failure.get("code") == "TRANSPORT":
-                    yield {"type": "finish", "reason": {"kind": "stop"}}
-                    return
-                seen_text = seen_text or chunk["type"] == "text-delta"
-                yield chunk
-
-        client.DeepSeekAdapter.stream = keeping  # type: ignore[method-assign]
+    seen_text = False
+    async for chunk in stream(self, request, signal):
+        failure = chunk.get("reason", {}).get("failure", {})
+        if seen_text and failure.get("code") == "TRANSPORT":
+            yield {"type": "finish", "reason": {"kind": "stop"}}
+            return
+        seen_text = seen_text or chunk["type"] == "text-delta"
+        yield chunk
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-seconds-bounds")
+@wrong(WIRE, "deepseek/http-retry-after-seconds-bounds")
 @patched(failures, "retry_after_ms")
 def UnicodeDigitSeconds(delay_of, value, *, now_ms):
     """Retry-After seconds are any digits ``str.isdigit`` knows, an Arabic-Indic three too."""
@@ -878,7 +796,7 @@ def UnicodeDigitSeconds(delay_of, value, *, now_ms):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "test_deepseek_http[deepseek-http/error-responses]",
     "test_deepseek_http[deepseek-http/error-body-not-utf8]",
     "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]",
@@ -905,22 +823,16 @@ def UnicodeDigitSeconds(delay_of, value, *, now_ms):
     "deepseek/http-odd-error-bodies",
     "deepseek/http-retry-after-date-one-millisecond-ahead",
 )
-class NoStatusOnHttpFailures(Driver):
+@patched(failures, "http_failure", also=client)
+def NoStatusOnHttpFailures(failure_of, status, body, headers, *, now_ms):
     """An HTTP failure carries its code and message but not the HTTP ``status``."""
-
-    def __init__(self) -> None:
-        failure_of = failures.http_failure
-
-        def statusless(status, body, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            failure = failure_of(status, body, headers, now_ms=now_ms)
-            del failure["status"]
-            return failure
-
-        failures.http_failure = client.http_failure = statusless
+    failure = failure_of(status, body, headers, now_ms=now_ms)
+    del failure["status"]
+    return failure
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/effort-off-disables-thinking",
     "test_wire_request_matches_the_golden[empty-user-message]",
 )
@@ -931,7 +843,7 @@ def EffortOffSendsNoThinking(fields_of, effort):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/zero-temperature-sent",
     "test_wire_request_matches_the_golden[empty-user-message]",
 )
@@ -944,7 +856,7 @@ def ZeroTemperatureDropped(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/empty-tool-list-not-sent")
+@wrong(WIRE, "deepseek/empty-tool-list-not-sent")
 @patched(wire, "request_body")
 def EmptyToolListSent(build, request):
     """A tool list given empty is sent as ``tools: []``."""
@@ -954,7 +866,7 @@ def EmptyToolListSent(build, request):
     return body
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-leading-bom-dropped")
+@wrong(WIRE, "deepseek/stream-leading-bom-dropped")
 @patched(sse.SSEDecoder, "_text")
 def BomKept(text_of, self, text):
     """A leading BOM is kept, so it becomes part of the first line's field name."""
@@ -962,7 +874,7 @@ def BomKept(text_of, self, text):
     return text_of(self, text)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-comment-lines-ignored")
+@wrong(WIRE, "deepseek/stream-comment-lines-ignored")
 @patched(sse.SSEDecoder, "_field")
 def CommentDropsTheEvent(field, self, line):
     """A comment line discards the data gathered so far for its event (taken for a reset)."""
@@ -972,11 +884,7 @@ def CommentDropsTheEvent(field, self, line):
     return field(self, line)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/stream-multiline-data-joined",
-    "deepseek/stream-multiline-data-crlf",
-)
+@wrong(WIRE, "deepseek/stream-multiline-data-joined", "deepseek/stream-multiline-data-crlf")
 @patched(sse.SSEDecoder, "_field")
 def LastDataLineWins(field, self, line):
     """Each ``data:`` line replaces the event's data instead of joining it with a newline."""
@@ -986,7 +894,7 @@ def LastDataLineWins(field, self, line):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/http-rate-limit",
     "deepseek/http-odd-error-bodies",
     "deepseek/http-retry-after-seconds",
@@ -1006,7 +914,7 @@ def RateLimitUnmapped(code_of, status, detail):
 
 
 @wrong(
-    "PROMPT-DEEPSEEK-WIRE",
+    WIRE,
     "deepseek/http-retry-after-seconds",
     "deepseek/http-retry-after-header-name-in-any-case",
     "deepseek/http-retry-after-seconds-bounds",
@@ -1022,13 +930,7 @@ def RetryAfterSecondsAsMilliseconds(delay_of, value, *, now_ms):
     return delay
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/http-retry-after-imf-fixdate",
-    "deepseek/http-retry-after-asctime-and-rfc850",
-    "deepseek/http-retry-after-on-any-status",
-    "deepseek/http-retry-after-date-one-millisecond-ahead",
-)
+@wrong(WIRE, *_HTTP_DATES)
 @patched(failures, "retry_after_ms")
 def RetryAfterDatesIgnored(delay_of, value, *, now_ms):
     """Only a ``Retry-After`` in seconds is read; an HTTP date is ignored."""
@@ -1037,22 +939,16 @@ def RetryAfterDatesIgnored(delay_of, value, *, now_ms):
     return delay_of(value, now_ms=now_ms)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-header-name-in-any-case")
-class RetryAfterNameCaseSensitive(Driver):
+@wrong(WIRE, "deepseek/http-retry-after-header-name-in-any-case")
+@patched(failures, "http_failure", also=client)
+def RetryAfterNameCaseSensitive(failure_of, status, body, headers, *, now_ms):
     """``Retry-After`` is looked up by its lowercase name only (request ids still any case)."""
-
-    def __init__(self) -> None:
-        failure_of = failures.http_failure
-
-        def exact(status, body, headers, *, now_ms):  # type: ignore[no-untyped-def]
-            named = {k: v for k, v in headers.items() if k.lower() != "retry-after"}
-            named.update({k: v for k, v in headers.items() if k == "retry-after"})
-            return failure_of(status, body, named, now_ms=now_ms)
-
-        failures.http_failure = client.http_failure = exact
+    named = {k: v for k, v in headers.items() if k.lower() != "retry-after"}
+    named.update({k: v for k, v in headers.items() if k == "retry-after"})
+    return failure_of(status, body, named, now_ms=now_ms)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/http-retry-after-date-one-millisecond-ahead")
+@wrong(WIRE, "deepseek/http-retry-after-date-one-millisecond-ahead")
 @patched(failures, "retry_after_ms")
 def RetryAfterDateInWholeSeconds(delay_of, value, *, now_ms):
     """The time to an HTTP-date Retry-After is counted in whole seconds (rounded down), so a date
@@ -1063,27 +959,19 @@ def RetryAfterDateInWholeSeconds(delay_of, value, *, now_ms):
     return None if delay is None or delay < 1000 else delay // 1000 * 1000
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "test_deepseek_http[deepseek-http/surrogate-halves-joined-into-one-character]",
-)
-class SurrogatePairsLeftToTheEncoder(Driver):
+@wrong(WIRE, "test_deepseek_http[deepseek-http/surrogate-halves-joined-into-one-character]")
+@patched(wire, "encode_body")
+def SurrogatePairsLeftToTheEncoder(encode, body):
     """Only lone surrogates are escaped; a surrogate pair (formed when text blocks are joined) is
     left in the text for the UTF-8 encoder, which replaces each half with ``?`` instead of writing
     the one character the pair is."""
-
-    def __init__(self) -> None:
-        lone = re.compile("(?<![\ud800-\udbff])[\udc00-\udfff]|[\ud800-\udbff](?![\udc00-\udfff])")
-
-        def replaced(body):  # type: ignore[no-untyped-def]
-            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            escaped = lone.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-            return escaped.encode("utf-8", "replace")
-
-        wire.encode_body = replaced
+    lone = re.compile("(?<![\ud800-\udbff])[\udc00-\udfff]|[\ud800-\udbff](?![\udc00-\udfff])")
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    escaped = lone.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return escaped.encode("utf-8", "replace")
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-falsy-choices")
+@wrong(WIRE, "deepseek/stream-shape-falsy-choices")
 @patched(translate, "_list")
 def FalsyChoicesAbsent(checked, value, where, data):
     """A chunk's `choices` is read as `choices or []`: an empty object, `0`, `""` or `false`
@@ -1091,7 +979,7 @@ def FalsyChoicesAbsent(checked, value, where, data):
     return [] if where == "choices" and not value else checked(value, where, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-scalar-choice")
+@wrong(WIRE, "deepseek/stream-shape-scalar-choice")
 @patched(translate, "_object")
 def ScalarChoicesSkipped(checked, value, where, data):
     """A number or a string in `choices` is skipped as a choice with nothing in it."""
@@ -1099,7 +987,7 @@ def ScalarChoicesSkipped(checked, value, where, data):
     return {} if where == "choices[]" and scalar else checked(value, where, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-delta-is-an-object")
+@wrong(WIRE, "deepseek/stream-shape-delta-is-an-object")
 @patched(translate, "_object")
 def ScalarDeltaIgnored(checked, value, where, data):
     """A `delta` that is not an object (a number, a string, a list) is read as a null delta."""
@@ -1107,7 +995,7 @@ def ScalarDeltaIgnored(checked, value, where, data):
     return None if ignored else checked(value, where, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-tool-calls-scalars")
+@wrong(WIRE, "deepseek/stream-shape-tool-calls-scalars")
 @patched(translate, "_list")
 def ScalarToolCallsIgnored(checked, value, where, data):
     """A `tool_calls` that is not a list (a number) is read as no tool calls."""
@@ -1115,7 +1003,7 @@ def ScalarToolCallsIgnored(checked, value, where, data):
     return [] if ignored else checked(value, where, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-tool-call-index")
+@wrong(WIRE, "deepseek/stream-shape-tool-call-index")
 @patched(translate.StreamTranslator, "_append_call")
 def ToolCallIndexDefaultsToZero(append, self, out, call, data):
     """A tool call without an integer `index` (none, a string, a boolean, a fraction) is read as
@@ -1126,7 +1014,7 @@ def ToolCallIndexDefaultsToZero(append, self, out, call, data):
     return append(self, out, call, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-finish-reason")
+@wrong(WIRE, "deepseek/stream-shape-finish-reason")
 @patched(translate, "_parse")
 def NonStringFinishReasonIgnored(parse, data):
     """A `finish_reason` that is not a string (a number, a boolean, an object) is read as null."""
@@ -1138,7 +1026,7 @@ def NonStringFinishReasonIgnored(parse, data):
     return chunk
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-usage-boolean-count")
+@wrong(WIRE, "deepseek/stream-shape-usage-boolean-count")
 @patched(translate, "_count")
 def BooleanCountsAreNumbers(count, container, key):
     """A usage count `true` is read as 1, as a loose number check (`typeof` aside) does."""
@@ -1146,7 +1034,7 @@ def BooleanCountsAreNumbers(count, container, key):
     return int(value) if isinstance(value, bool) else count(container, key)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-usage-counts-by-value")
+@wrong(WIRE, "deepseek/stream-usage-counts-by-value")
 @patched(translate, "_count")
 def IntegralFloatCountsRejected(count, container, key):
     """A usage count written with a fraction part (`10.0`) is `MALFORMED_RESPONSE`: the count is
@@ -1157,16 +1045,15 @@ def IntegralFloatCountsRejected(count, container, key):
     return count(container, key)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-non-json-constants")
-class NonJsonConstantsAccepted(Driver):
+@wrong(WIRE, "deepseek/stream-non-json-constants")
+@patched(translate, "_reject_constant")
+def NonJsonConstantsAccepted(reject, constant):
     """`NaN`, `Infinity` and `-Infinity` in a payload are read as numbers, as Python's `json`
     module does by default."""
-
-    def __init__(self) -> None:
-        translate._reject_constant = float
+    return float(constant)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-tool-call-without-id-or-name")
+@wrong(WIRE, "deepseek/stream-tool-call-without-id-or-name")
 @patched(translate.StreamTranslator, "_append_call")
 def ToolCallDeltaNameNull(append, self, out, call, data):
     """A `tool-call-delta` carries `name: null` until the name arrives, instead of no `name`."""
@@ -1174,7 +1061,7 @@ def ToolCallDeltaNameNull(append, self, out, call, data):
     out[-1].setdefault("name", None)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-empty-response")
+@wrong(WIRE, "deepseek/stream-empty-response")
 @patched(translate.StreamTranslator, "_final")
 def EmptyResponseDetailNotMessage(final, self):
     """The `EMPTY_RESPONSE` failure carries its text as `detail`, not `message`."""
@@ -1185,7 +1072,7 @@ def EmptyResponseDetailNotMessage(final, self):
     return chunks
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "test_deepseek_http[deepseek-http/error-body-not-utf8]")
+@wrong(WIRE, "test_deepseek_http[deepseek-http/error-body-not-utf8]")
 @patched(client, "http_failure")
 def NonUtf8ErrorBodyIsTransport(mapped, status, text, headers, *, now_ms):
     """An error response whose body is not UTF-8 is reported as `TRANSPORT` (the body decoded
@@ -1195,9 +1082,7 @@ def NonUtf8ErrorBodyIsTransport(mapped, status, text, headers, *, now_ms):
     return mapped(status, text, headers, now_ms=now_ms)
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE", "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]"
-)
+@wrong(WIRE, "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]")
 class ClockInSeconds(Driver):
     """Over HTTP, the clock an HTTP-date `Retry-After` is measured against is read in seconds
     where milliseconds are meant, so every date after January 1970 lies in the future."""
@@ -1213,13 +1098,7 @@ class ClockInSeconds(Driver):
         client.time = Clock  # type: ignore[assignment]
 
 
-@wrong(
-    "PROMPT-DEEPSEEK-WIRE",
-    "deepseek/http-retry-after-imf-fixdate",
-    "deepseek/http-retry-after-asctime-and-rfc850",
-    "deepseek/http-retry-after-on-any-status",
-    "deepseek/http-retry-after-date-one-millisecond-ahead",
-)
+@wrong(WIRE, *_HTTP_DATES)
 @patched(failures, "retry_after_ms")
 def RetryAfterDateInLocalTime(delay_of, value, *, now_ms):
     """An HTTP-date `Retry-After` is read in the machine's local time zone (`time.mktime` where
@@ -1233,7 +1112,7 @@ def RetryAfterDateInLocalTime(delay_of, value, *, now_ms):
     return delay if delay > 0 else None
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "deepseek/stream-shape-tool-call-function-not-an-object")
+@wrong(WIRE, "deepseek/stream-shape-tool-call-function-not-an-object")
 @patched(translate.StreamTranslator, "_append_call")
 def ToolCallFunctionNotAnObjectSkipped(append, self, out, call, data):
     """A tool call whose ``function`` is not an object (nor null) is skipped whole, so the rest
@@ -1245,17 +1124,11 @@ def ToolCallFunctionNotAnObjectSkipped(append, self, out, call, data):
         append(self, out, call, data)
 
 
-@wrong("PROMPT-DEEPSEEK-WIRE", "test_deepseek_http[deepseek-http/closed-after-done]")
-class BodyReadWholeFirst(Driver):
+@wrong(WIRE, "test_deepseek_http[deepseek-http/closed-after-done]")
+@patched(client.httpx.AsyncClient, "send")
+def BodyReadWholeFirst(send, self, request, **options):
     """Over HTTP, the response body is read whole before it is translated (httpx's ``send``
     without ``stream=True``), so a connection that closes after ``[DONE]``, short of the
     announced ``content-length``, fails a complete answer as ``TRANSPORT`` (the audit's
     ``DeepSeekAdapter._stream`` mutants 35, 37, 38)."""
-
-    def __init__(self) -> None:
-        send = client.httpx.AsyncClient.send
-
-        async def whole(self, request, **options):  # type: ignore[no-untyped-def]
-            return await send(self, request, **{**options, "stream": False})
-
-        client.httpx.AsyncClient.send = whole  # type: ignore[method-assign]
+    return send(self, request, **{**options, "stream": False})

@@ -9,148 +9,103 @@ import copy
 import dataclasses
 import math
 import re
-from typing import Any
 
 from reference import registry, render, tool_order
-from reference.assembly import Assembly, ToolSchema
+from reference.assembly import ToolSchema
 from reference.config import PromptConfig
 from reference.errors import ContractError
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
 from reference.harness import registry as registry_harness
-from reference.jsonvalue import Json
 from reference.loop import Agent
 from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 
-from .base import WrongLoop, patched, wrong
+from .base import patched, wrong
 
 
 @wrong("PROMPT-REGISTRY-CONTRACT")
-class DuplicateNamesReplace(Driver):
+@patched(PromptRegistry, "_add_named")
+def DuplicateNamesReplace(add_named, self, kind, table_name, entry, scope):
     """A second section, context or variable named like one in the same layer replaces it."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
-                getattr(self._layer(scope), table_name).pop(entry.name, None)
-                return super()._add_named(kind, table_name, entry, scope)
-
-        return Registry(config)
+    getattr(self._layer(scope), table_name).pop(entry.name, None)
+    return add_named(self, kind, table_name, entry, scope)
 
 
 @wrong("DESIGN-SCOPED-LAYERS")
-class FarthestLayerWins(Driver):
+@patched(PromptRegistry, "_effective")
+def FarthestLayerWins(effective, self, chain, table):
     """Layers overlay from the nearest scope outwards, so the global layer wins a name."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def _effective(self, chain, table):  # type: ignore[no-untyped-def]
-                return super()._effective(list(reversed(chain)), table)
-
-        return Registry(config)
+    return effective(self, list(reversed(chain)), table)
 
 
 @wrong("PROMPT-SCOPE-SHADOW")
-class EvaluatesShadowedProviders(Driver):
+@patched(PromptRegistry, "assemble")
+async def EvaluatesShadowedProviders(assemble, self, context=None):
     """Shadowed section and context providers are still called (their text then discarded)."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
-                context = context or AssembleContext()
-                layers = self._existing_layers(_layer_chain(context.scope))
-                for table in ("sections", "contexts"):
-                    for index, layer in enumerate(layers):
-                        nearer = [getattr(later, table) for later in layers[index + 1 :]]
-                        for name, entry in getattr(layer, table).items():
-                            if callable(entry.text) and any(name in t for t in nearer):
-                                await _resolve(entry.text(context))
-                return await super().assemble(context)
-
-        return Registry(config)
+    context = context or AssembleContext()
+    layers = self._existing_layers(_layer_chain(context.scope))
+    for table in ("sections", "contexts"):
+        for index, layer in enumerate(layers):
+            nearer = [getattr(later, table) for later in layers[index + 1 :]]
+            for name, entry in getattr(layer, table).items():
+                if callable(entry.text) and any(name in t for t in nearer):
+                    await _resolve(entry.text(context))
+    return await assemble(self, context)
 
 
 @wrong("PROMPT-ASSEMBLY-PIPELINE")
-class NoFinalConstraints(Driver):
+@patched(PromptRegistry, "_apply_final_constraints")
+def NoFinalConstraints(apply, result, remembered, suppressed):
     """The waterfall's result is returned as is: no complete-section restore, no suppression."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            @staticmethod
-            def _apply_final_constraints(result, remembered, suppressed):  # type: ignore[no-untyped-def]
-                return result
-
-        return Registry(config)
+    return result
 
 
 @wrong("PROMPT-ASSEMBLY-MUTATION-TEST")
-class SharedToolParameters(Driver):
+@patched(ToolSchema, "keep")
+def SharedToolParameters(keep, schema):
     """Tool ``parameters`` are kept by reference, so mutating an assembly reaches the provider."""
-
-    def __init__(self) -> None:
-        def keep(schema):  # type: ignore[no-untyped-def]
-            return ToolSchema(schema["name"], schema.get("description", ""), schema["parameters"])
-
-        ToolSchema.keep = staticmethod(keep)  # type: ignore[method-assign,assignment]
+    return ToolSchema(schema["name"], schema.get("description", ""), schema["parameters"])
 
 
 @wrong("PROMPT-VARIABLE-TEST")
-class SnapshotVariables(Driver):
+@patched(PromptRegistry, "_evaluate_variables")
+async def SnapshotVariables(evaluate, self, chain, context):
     """Variables are evaluated from a snapshot of the layer tables, taken before any runs."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def _evaluate_variables(self, chain, context):  # type: ignore[no-untyped-def]
-                entries = [
-                    entry
-                    for layer in self._existing_layers(chain)
-                    for entry in copy.copy(layer.variables).values()
-                ]
-                return {entry.name: await _resolve(entry.provider(context)) for entry in entries}
-
-        return Registry(config)
+    layers = self._existing_layers(chain)
+    entries = [entry for layer in layers for entry in copy.copy(layer.variables).values()]
+    return {entry.name: await _resolve(entry.provider(context)) for entry in entries}
 
 
 @wrong("PROMPT-VARIABLE-TEST")
-class VariableTablesWithoutGenerations(Driver):
+@patched(PromptRegistry, "_evaluate_variables")
+async def VariableTablesWithoutGenerations(evaluate, self, chain, context):
     """Variables are read from whatever layer exists when the iteration reaches it, and a
     table's iteration goes on after its last variable was released (no new generation)."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def _evaluate_variables(self, chain, context):  # type: ignore[no-untyped-def]
-                values = {}
-                for key in chain:
-                    reached: set[object] = set()
-                    while True:
-                        layer = self._layers.get(key)
-                        table = layer.variables if layer is not None else {}
-                        entry = next((e for e in table.values() if e not in reached), None)
-                        if entry is None:
-                            break
-                        reached.add(entry)
-                        values[entry.name] = await _resolve(entry.provider(context))
-                return values
-
-        return Registry(config)
+    values = {}
+    for key in chain:
+        reached: set[object] = set()
+        while True:
+            layer = self._layers.get(key)
+            table = layer.variables if layer is not None else {}
+            entry = next((e for e in table.values() if e not in reached), None)
+            if entry is None:
+                break
+            reached.add(entry)
+            values[entry.name] = await _resolve(entry.provider(context))
+    return values
 
 
 @wrong("PROMPT-REGISTRY-CONTRACT")
-class KeepsRegistrationWhenNotifyFails(Driver):
+@patched(PromptRegistry, "_commit")
+def KeepsRegistrationWhenNotifyFails(commit, self, change, layer, remove):
     """A registration whose change notification throws stays registered (with no handle)."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def _commit(self, change, layer, remove):  # type: ignore[no-untyped-def]
-                observers, self._observers = self._observers, []
-                try:
-                    registration = super()._commit(change, layer, remove)
-                finally:
-                    self._observers = observers
-                self._notify(change)
-                return registration
-
-        return Registry(config)
+    observers, self._observers = self._observers, []
+    try:
+        registration = commit(self, change, layer, remove)
+    finally:
+        self._observers = observers
+    self._notify(change)
+    return registration
 
 
 @wrong("PROMPT-TOOL-ORDER")
@@ -162,44 +117,35 @@ def DeduplicatedToolNames(ordered, schemas, known_names, tool_order):
 
 
 @wrong("DESIGN-SCOPED-LAYERS")
-class LastListenerOutermost(Driver):
+@patched(PromptRegistry, "_waterfall")
+async def LastListenerOutermost(waterfall, self, assembly, context, chain):
     """The waterfall composes the last registered listener outermost."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def _waterfall(self, assembly, context, chain):  # type: ignore[no-untyped-def]
-                self._listeners.reverse()
-                try:
-                    return await super()._waterfall(assembly, context, chain)
-                finally:
-                    self._listeners.reverse()
-
-        return Registry(config)
+    self._listeners.reverse()
+    try:
+        return await waterfall(self, assembly, context, chain)
+    finally:
+        self._listeners.reverse()
 
 
 @wrong("DESIGN-SCOPED-LAYERS")
-class InnerListenersRunAnyway(Driver):
+@patched(PromptRegistry, "add_assemble_listener")
+def InnerListenersRunAnyway(add, self, listener, *, scope=None):
     """A listener that does not call ``next`` does not stop the inner listeners from running."""
 
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def add_assemble_listener(self, listener, *, scope=None):  # type: ignore[no-untyped-def]
-                async def always_next(payload, context, next_):  # type: ignore[no-untyped-def]
-                    called = False
+    async def always_next(payload, context, next_):
+        called = False
 
-                    async def tracked_next():  # type: ignore[no-untyped-def]
-                        nonlocal called
-                        called = True
-                        return await next_()
+        async def tracked_next():
+            nonlocal called
+            called = True
+            return await next_()
 
-                    result = await _resolve(listener(payload, context, tracked_next))
-                    if not called:
-                        await next_()
-                    return result
+        result = await _resolve(listener(payload, context, tracked_next))
+        if not called:
+            await next_()
+        return result
 
-                return super().add_assemble_listener(always_next, scope=scope)
-
-        return Registry(config)
+    return add(self, always_next, scope=scope)
 
 
 @wrong("PROMPT-ASSEMBLY-PIPELINE")
@@ -231,35 +177,23 @@ class FinalConstraintsOnlyAfterTheInnermostStep(Driver):
 
 
 @wrong("PROMPT-REGISTRY-CONTRACT")
-class ReleaseIsNotIdempotent(Driver):
+@patched(registry.Registration, "release")
+def ReleaseIsNotIdempotent(release, self):
     """Every call of ``release()`` runs the release again, so a second one notifies again."""
-
-    def __init__(self) -> None:
-        def release(self):  # type: ignore[no-untyped-def]
-            if self._undo is not None:
-                self._undo()
-
-        registry.Registration.release = release  # type: ignore[method-assign]
+    if self._undo is not None:
+        self._undo()
 
 
 @wrong("PROMPT-ASSEMBLY-PIPELINE")
-class SuppressorIsAFlag(Driver):
+@patched(PromptRegistry, "add_suppressor")
+def SuppressorIsAFlag(add, self, *, scope=None):
     """A layer's suppression is one flag: every suppressor of a layer shares the first one's
     handle, so releasing any of them turns suppression off."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            flags: dict[object, registry.Registration]
-
-            def add_suppressor(self, *, scope=None):  # type: ignore[no-untyped-def]
-                if not hasattr(self, "flags"):
-                    self.flags = {}
-                layer = self._layers.get(scope)
-                if layer is None or not layer.suppressors:
-                    self.flags[scope] = super().add_suppressor(scope=scope)
-                return self.flags[scope]
-
-        return Registry(config)
+    flags = self.__dict__.setdefault("flags", {})
+    layer = self._layers.get(scope)
+    if layer is None or not layer.suppressors:
+        flags[scope] = add(self, scope=scope)
+    return flags[scope]
 
 
 @wrong("PROMPT-REGISTRY-CONTRACT")
@@ -271,23 +205,17 @@ def NegativeZeroBeforeZero(finite_order, kind, name, order):
 
 
 @wrong("DESIGN-SCOPED-LAYERS")
-class ReleaseRemovesTheNameEverywhere(Driver):
+@patched(PromptRegistry, "_add_named")
+def ReleaseRemovesTheNameEverywhere(add_named, self, kind, table_name, entry, scope):
     """Releasing a scoped section or context removes that name from every layer."""
+    registration = add_named(self, kind, table_name, entry, scope)
 
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
-                registration = super()._add_named(kind, table_name, entry, scope)
+    def release() -> None:
+        registration.release()
+        for layer in self._layers.values() if table_name != "variables" else ():
+            getattr(layer, table_name).pop(entry.name, None)
 
-                def release() -> None:
-                    registration.release()
-                    if table_name != "variables":
-                        for layer in self._layers.values():
-                            getattr(layer, table_name).pop(entry.name, None)
-
-                return registry.Registration(release)
-
-        return Registry(config)
+    return registry.Registration(release)
 
 
 @wrong("PROMPT-STRICT-RENDER")
@@ -297,48 +225,45 @@ def RescanningRenderer(once, text, variables, *, where):
     return once(once(text, variables, where=where), variables, where=where)
 
 
+#: A group `QuadraticRenderer` reads at a ``{{``.
+_GROUP = re.compile(r"\{\{([^{}]*)\}\}")
+
+
+def _index_of_close(text: str, start: int) -> int:
+    """JavaScript's ``text.indexOf("}}", start)``: find a ``}``, then check the next."""
+    brace = text.find("}", start)  # one fast skip to the end when there is no `}`
+    return -1 if brace == -1 else text.find("}}", brace)
+
+
 @wrong("PROMPT-STRICT-RENDER", "test_render_time_grows_linearly")
-class QuadraticRenderer(Driver):
+@patched(render, "interpolate")
+def QuadraticRenderer(interpolate, text, variables, *, where):
     """The upstream's renderer: at every ``{{`` that opens no group, the rest of the text is
     searched for ``}}`` again, the way JavaScript's ``indexOf`` does it (find the first character,
     then check the next). On text with no ``}`` each search is one fast skip and the growth hides;
     a lone ``}`` in every unit makes each search stop at every later ``}``: quadratic."""
-
-    def __init__(self) -> None:
-        group = re.compile(r"\{\{([^{}]*)\}\}")
-
-        def index_of_close(text: str, start: int) -> int:
-            brace = text.find("}", start)  # one fast skip to the end when there is no `}`
-            return -1 if brace == -1 else text.find("}}", brace)
-
-        def rescanning(text, variables, *, where):  # type: ignore[no-untyped-def]
-            out: list[str] = []
-            literal_from = 0
-            i = text.find("{{")
-            while i != -1:
-                found = group.match(text, i)
-                if found:
-                    if not render.is_variable_name(found[1]):
-                        raise ContractError("render-malformed-reference", where, where=where)
-                    value = render.value_of(found[1], variables, where=where)
-                    out += [text[literal_from:i], value]
-                    literal_from = found.end()
-                    i = text.find("{{", literal_from)
-                elif index_of_close(text, i + 2) != -1:
-                    raise ContractError("render-malformed-reference", where, where=where)
-                else:
-                    i = text.find("{{", i + 2)
-            return "".join([*out, text[literal_from:]])
-
-        render.interpolate = rescanning  # type: ignore[assignment]
+    out: list[str] = []
+    literal_from, i = 0, text.find("{{")
+    while i != -1:
+        found = _GROUP.match(text, i)
+        if found:
+            if not render.is_variable_name(found[1]):
+                raise ContractError("render-malformed-reference", where, where=where)
+            out += [text[literal_from:i], render.value_of(found[1], variables, where=where)]
+            literal_from = found.end()
+            i = text.find("{{", literal_from)
+        elif _index_of_close(text, i + 2) != -1:
+            raise ContractError("render-malformed-reference", where, where=where)
+        else:
+            i = text.find("{{", i + 2)
+    return "".join([*out, text[literal_from:]])
 
 
 @wrong("PROMPT-TOOL-ORDER")
-class CodePointToolOrder(Driver):
+@patched(tool_order, "code_unit_key")
+def CodePointToolOrder(key, name):
     """Tools sorted with plain ``sorted()`` (code points), not by UTF-16 code units."""
-
-    def __init__(self) -> None:
-        tool_order.code_unit_key = lambda name: name  # type: ignore[assignment,return-value]
+    return name
 
 
 @wrong("DESIGN-SCOPED-LAYERS", "loop/assemble-in-an-agents-scope-passes-the-agent")
@@ -378,95 +303,65 @@ def ListenerFailureUnscripted(listen, self, op):
 
 
 @wrong("PROMPT-REGISTRY-CONTRACT", "registry/config-toolOrder-null-means-absent")
-class NullToolOrderRejected(Driver):
+@patched(PromptConfig, "load")
+def NullToolOrderRejected(load, raw):
     """Like the upstream: ``toolOrder: null`` fails at load (a TypeError there; `config-invalid`
     here) instead of meaning absent. Every other null field still means absent."""
-
-    def __init__(self) -> None:
-        load = PromptConfig.load.__func__  # type: ignore[attr-defined]
-
-        def strict(cls, raw):  # type: ignore[no-untyped-def]
-            if isinstance(raw, dict) and "toolOrder" in raw and raw["toolOrder"] is None:
-                raise ContractError("config-invalid", "toolOrder is null", where="toolOrder")
-            return load(cls, raw)
-
-        PromptConfig.load = classmethod(strict)  # type: ignore[assignment,method-assign]
+    if isinstance(raw, dict) and "toolOrder" in raw and raw["toolOrder"] is None:
+        raise ContractError("config-invalid", "toolOrder is null", where="toolOrder")
+    return load(raw)
 
 
 @wrong(
     "PROMPT-ASSEMBLY-PIPELINE", "pipeline/variable-provider-creates-a-layer-its-tool-provider-waits"
 )
-class ToolProvidersFromLayersAtStep3(Driver):
+@patched(PromptRegistry, "assemble")
+async def ToolProvidersFromLayersAtStep3(assemble, self, context=None):
     """Tool providers are read from the chain's layers as they exist at step 3, so one that a
     variable provider registered into a layer it created is seen at once."""
+    chain, evaluate = (
+        _layer_chain((context or AssembleContext()).scope),
+        self._evaluate_tool_providers,
+    )
 
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
-                chain = _layer_chain((context or AssembleContext()).scope)
-                evaluate = self._evaluate_tool_providers
+    async def live(layers, context):
+        return await evaluate(self._existing_layers(chain), context)
 
-                async def live(layers, context):  # type: ignore[no-untyped-def]
-                    return await evaluate(self._existing_layers(chain), context)
-
-                self._evaluate_tool_providers = live  # type: ignore[method-assign]
-                try:
-                    return await super().assemble(context)
-                finally:
-                    del self._evaluate_tool_providers
-
-        return Registry(config)
+    self._evaluate_tool_providers = live
+    try:
+        return await assemble(self, context)
+    finally:
+        del self._evaluate_tool_providers
 
 
 @wrong("PROMPT-ASSEMBLY-PIPELINE", "pipeline/variable-provider-creates-a-layer-its-section-is-seen")
-class SectionMapsFromLayersAtStart(Driver):
+@patched(PromptRegistry, "assemble")
+async def SectionMapsFromLayersAtStart(assemble, self, context=None):
     """The section and context maps are formed from the layers that existed when the assembly
     started, so a section a variable provider registered into a layer it created is missed."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
-                start = set(
-                    map(
-                        id,
-                        self._existing_layers(_layer_chain((context or AssembleContext()).scope)),
-                    )
-                )
-                existing = self._existing_layers
-
-                def at_start(chain):  # type: ignore[no-untyped-def]
-                    return [layer for layer in existing(chain) if id(layer) in start]
-
-                self._existing_layers = at_start  # type: ignore[method-assign]
-                try:
-                    return await super().assemble(context)
-                finally:
-                    del self._existing_layers
-
-        return Registry(config)
+    existing = self._existing_layers
+    start = set(map(id, existing(_layer_chain((context or AssembleContext()).scope))))
+    self._existing_layers = lambda chain: [at for at in existing(chain) if id(at) in start]
+    try:
+        return await assemble(self, context)
+    finally:
+        del self._existing_layers
 
 
 @wrong("DESIGN-SCOPED-LAYERS", "loop/an-agent-with-a-parent-scope-sees-the-parent-layers")
-class ParentScopeDropped(WrongLoop):
+@patched(Agent, "__init__")
+def ParentScopeDropped(init, self, **options):
     """An agent's scope loses its parent: its assemblies see the global layer and its own."""
-
-    class agent_class(Agent):
-        def __init__(self, **options: Any) -> None:
-            super().__init__(**options)
-            object.__setattr__(self.scope, "parent", None)
+    init(self, **options)
+    object.__setattr__(self.scope, "parent", None)
 
 
 @wrong("DESIGN-SCOPED-LAYERS", "scopes/assemble-passes-no-agent-outside-an-agents-scope")
-class AgentForEveryScope(Driver):
+@patched(PromptRegistry, "assemble")
+def AgentForEveryScope(assemble, self, context=None):
     """Every assembly context carries its scope as `agent` too, even for a scope no agent owns."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            async def assemble(self, context: AssembleContext | None = None) -> Assembly:
-                context = context or AssembleContext()
-                return await super().assemble(dataclasses.replace(context, agent=context.scope))
-
-        return Registry(config)
+    context = context or AssembleContext()
+    return assemble(self, dataclasses.replace(context, agent=context.scope))
 
 
 @wrong(
@@ -477,34 +372,28 @@ class AgentForEveryScope(Driver):
     "registry/duplicate-variable-same-layer",
     "registry/rejected-duplicate-leaves-registry-unchanged",
 )
-class DuplicateNamesTheLayer(Driver):
+@patched(PromptRegistry, "_add_named")
+def DuplicateNamesTheLayer(add_named, self, kind, table_name, entry, scope):
     """A duplicate registration names the layer where the names clash as `where`, not the name
     (PROTOCOL.md's error table: "the name")."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        class Registry(PromptRegistry):
-            def _add_named(self, kind, table_name, entry, scope):  # type: ignore[no-untyped-def]
-                try:
-                    return super()._add_named(kind, table_name, entry, scope)
-                except ContractError as error:
-                    if error.kind != "duplicate-registration":
-                        raise
-                    layer = "global" if scope is None else scope.name
-                    raise ContractError(error.kind, f"taken in {layer}", where=layer) from None
-
-        return Registry(config)
+    try:
+        return add_named(self, kind, table_name, entry, scope)
+    except ContractError as error:
+        if error.kind != "duplicate-registration":
+            raise
+        layer = "global" if scope is None else scope.name
+        raise ContractError(error.kind, f"taken in {layer}", where=layer) from None
 
 
 @wrong(
     "PROMPT-REGISTRY-CONTRACT",
     "test_a_case_it_cannot_run_is_answered_errored_in_the_protocol_shape",
 )
-class ErroredContextMisspelt(Driver):
+@patched(Driver, "handle")
+def ErroredContextMisspelt(handle, self, message):
     """The `errored` answer of a case it cannot run carries its context under a misspelt key
     (`CONTEXT`), as `Driver.handle` mutant 53 does: every other answer is the reference's."""
-
-    def handle(self, message: Json) -> Json:
-        answer = super().handle(message)
-        if isinstance(answer, dict) and answer.get("type") == "errored" and "context" in answer:
-            answer["CONTEXT"] = answer.pop("context")
-        return answer
+    answer = handle(self, message)
+    if isinstance(answer, dict) and answer.get("type") == "errored" and "context" in answer:
+        answer["CONTEXT"] = answer.pop("context")
+    return answer

@@ -9,7 +9,6 @@ import math
 from typing import Any
 
 from reference import header, session
-from reference.abort import AbortSignal
 from reference.assembly import Assembly
 from reference.errors import ContractError
 from reference.harness import Driver
@@ -17,13 +16,15 @@ from reference.harness import loop as loop_harness
 from reference.harness import session as session_harness
 from reference.jsonvalue import Json
 from reference.loop import Agent
-from reference.model_adapter import Request
 from reference.session import SessionLog, SurfaceReplace
 
 from .base import WrongLoop, patched, wrong
 
+#: The contract every entry here is judged under.
+ROOT = "ROOT-MODEL"
 
-@wrong("ROOT-MODEL", "loop/compact-replaces-and-cites-exactly-its-positions")
+
+@wrong(ROOT, "loop/compact-replaces-and-cites-exactly-its-positions")
 @patched(loop_harness.LoopOps, "_compact")
 def CompactCitesTheNextNode(compact, self, agent, op):
     """A compaction cites the surface node after its range too (allowed by the append rules:
@@ -43,7 +44,7 @@ def CompactCitesTheNextNode(compact, self, agent, op):
         del agent.append
 
 
-@wrong("ROOT-MODEL", "loop/compact-beyond-the-surface-is-refused")
+@wrong(ROOT, "loop/compact-beyond-the-surface-is-refused")
 @patched(loop_harness.LoopOps, "_compact")
 def CompactClipsTheEnd(compact, self, agent, op):
     """A compaction whose `end` lies beyond the surface is clipped to the last node."""
@@ -74,7 +75,7 @@ class _UsageLoggedAsNull(WrongLoop):
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "loop/usage-is-never-logged-as-null",
     "test_loop_invariant[loop/usage-is-never-logged-as-null]",
 )
@@ -83,7 +84,7 @@ class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "loop/usage-is-never-logged-as-null",
     "test_loop_invariant[loop/usage-is-never-logged-as-null]",
 )
@@ -93,35 +94,23 @@ class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
     interrupted = True
 
 
-@wrong("ROOT-MODEL")
+@wrong(ROOT)
 class UnloggedSnapshot(WrongLoop):
     """The runtime-context snapshot is sent with the request but never logged."""
 
     class agent_class(Agent):
-        def __init__(self, **options: Any) -> None:
-            super().__init__(**options)
-            self._unlogged: Json | None = None
+        unlogged: Json | None = None
 
         def propose_context(self, assembly: Assembly) -> Json | None:
-            self._unlogged = super().propose_context(assembly)
+            self.unlogged = super().propose_context(assembly)
             return None
 
-        async def build_request(
-            self,
-            turn: int,
-            step: int,
-            assembly: Assembly,
-            system: str,
-            messages: list[Json],
-            signal: AbortSignal,
-        ) -> Request:
-            extra = [self._unlogged] if self._unlogged is not None else []
-            return await super().build_request(
-                turn, step, assembly, system, messages + extra, signal
-            )
+        def build_request(self, turn, step, assembly, system, messages, signal):  # type: ignore
+            extra = [self.unlogged] if self.unlogged is not None else []
+            return super().build_request(turn, step, assembly, system, messages + extra, signal)
 
 
-@wrong("ROOT-MODEL")
+@wrong(ROOT)
 @patched(SessionLog, "_admit")
 def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     """A surface replace removes its range but appends the new node at the end of the surface."""
@@ -132,7 +121,7 @@ def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     return event
 
 
-@wrong("ROOT-MODEL")
+@wrong(ROOT)
 @patched(SessionLog, "_admit")
 def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
     """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
@@ -143,16 +132,15 @@ def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
         raise
 
 
-@wrong("ROOT-MODEL", "session/an-option-given-as-absent-is-not-given")
-class UndefinedOptionIsNonJson(Driver):
+@wrong(ROOT, "session/an-option-given-as-absent-is-not-given")
+@patched(session_harness, "option")
+def UndefinedOptionIsNonJson(option, value):
     """A `surfaceOp` or `sourceEventSeqs` option given as JavaScript's `undefined` is judged as
     a value (`session-non-json`) instead of the option not given."""
-
-    def __init__(self) -> None:
-        session_harness.option = lambda value: value
+    return value
 
 
-@wrong("ROOT-MODEL", "session/seed-malformed-envelope-is-session-event-invalid")
+@wrong(ROOT, "session/seed-malformed-envelope-is-session-event-invalid")
 @patched(SessionLog, "_admit_seeded")
 def SeedTimeMayBeAnyNumber(admit, self, index, raw):
     """A seeded event's `time` may be any number (a fraction, beyond 2^53 - 1)."""
@@ -163,7 +151,7 @@ def SeedTimeMayBeAnyNumber(admit, self, index, raw):
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "session/seed-event-checks-come-before-seq-and-surface",
     "session/seed-malformed-message-is-session-event-invalid",
     "session/seed-message-source-needs-its-kind-and-its-fields",
@@ -176,7 +164,7 @@ def SeedPayloadsUnchecked(check, type, data, where):
         check(type, data, where)
 
 
-@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@wrong(ROOT, "session/seed-malformed-header-is-session-event-invalid")
 @patched(session, "_check_shape")
 def SeedHeadersUnchecked(check, type, data, where):
     """Seeded `request/header` snapshots are not checked beyond `data.header.config` being an
@@ -187,7 +175,7 @@ def SeedHeadersUnchecked(check, type, data, where):
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "session/seed-event-checks-come-before-seq-and-surface",
     "session/seed-negative-zero-is-checked-before-seq",
 )
@@ -200,7 +188,7 @@ def SeedSeqCheckedFirst(admit, self, index, raw):
     admit(self, index, raw)
 
 
-@wrong("ROOT-MODEL", "session/seed-keeps-an-ignorable-event")
+@wrong(ROOT, "session/seed-keeps-an-ignorable-event")
 @patched(SessionLog, "_admit_seeded")
 def SeedDropsIgnorable(admit, self, index, raw):
     """A seeded event's `ignorable: true` is accepted but not kept."""
@@ -209,24 +197,20 @@ def SeedDropsIgnorable(admit, self, index, raw):
     admit(self, index, raw)
 
 
-@wrong("ROOT-MODEL", "session/seed-with-end-seed-inside-gets-one-at-the-end")
-class EndSeedAnywhereInTheSeed(Driver):
+@wrong(ROOT, "session/seed-with-end-seed-inside-gets-one-at-the-end")
+@patched(SessionLog, "from_seed")
+def EndSeedAnywhereInTheSeed(from_seed, events):
     """No `session/end-seed` is appended when the seed holds one anywhere, not only at its end."""
-
-    def __init__(self) -> None:
-        def from_seed(cls, events):  # type: ignore[no-untyped-def]
-            log = cls()
-            for index, raw in enumerate(events):
-                log._admit_seeded(index, raw)
-            if not any(event.type == session.END_SEED for event in log._events):
-                log.append(session.END_SEED, {}, time=0)
-            log.seed_length = len(log._events)
-            return log
-
-        SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
+    log = SessionLog()
+    for index, raw in enumerate(events):
+        log._admit_seeded(index, raw)
+    if not any(event.type == session.END_SEED for event in log._events):
+        log.append(session.END_SEED, {}, time=0)
+    log.seed_length = len(log._events)
+    return log
 
 
-@wrong("ROOT-MODEL", "session/seed-optional-field-written-as-null-is-session-event-invalid")
+@wrong(ROOT, "session/seed-optional-field-written-as-null-is-session-event-invalid")
 @patched(SessionLog, "_admit_seeded")
 def SeedNullFieldsAsAbsent(admit, self, index, raw):
     """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is read as the field left out."""
@@ -236,20 +220,14 @@ def SeedNullFieldsAsAbsent(admit, self, index, raw):
     admit(self, index, raw)
 
 
-@wrong("ROOT-MODEL", "session/seed-event-that-is-not-an-object-is-session-event-invalid")
-class SeedSkipsNonObjects(Driver):
+@wrong(ROOT, "session/seed-event-that-is-not-an-object-is-session-event-invalid")
+@patched(SessionLog, "from_seed")
+def SeedSkipsNonObjects(from_seed, events):
     """A seeded event that is not an object is skipped instead of refused."""
-
-    def __init__(self) -> None:
-        build = SessionLog.from_seed.__func__  # type: ignore[attr-defined]
-
-        def from_seed(cls, events):  # type: ignore[no-untyped-def]
-            return build(cls, [event for event in events if isinstance(event, dict)])
-
-        SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
+    return from_seed([event for event in events if isinstance(event, dict)])
 
 
-@wrong("ROOT-MODEL", "session/seed-message-source-needs-its-kind-and-its-fields")
+@wrong(ROOT, "session/seed-message-source-needs-its-kind-and-its-fields")
 @patched(session, "_message_problem")
 def AssistantSourceKindOrRoute(check, message, role, type="user/message"):
     """A seeded assistant message's source passes with `kind: "model"` *or* a provider and a
@@ -263,7 +241,7 @@ def AssistantSourceKindOrRoute(check, message, role, type="user/message"):
     return check(message, role, type)
 
 
-@wrong("ROOT-MODEL", "session/seed-message-source-needs-its-kind-and-its-fields")
+@wrong(ROOT, "session/seed-message-source-needs-its-kind-and-its-fields")
 @patched(session, "_message_problem")
 def ToolSourceKindOrCallId(check, message, role, type="user/message"):
     """A seeded tool result's source passes with `kind: "tool"` *or* a non-empty `callId`, where
@@ -282,7 +260,7 @@ def ToolSourceKindOrCallId(check, message, role, type="user/message"):
     return check(message, role, type)
 
 
-@wrong("ROOT-MODEL", "session/seed-payload-that-is-not-an-object-is-session-event-invalid")
+@wrong(ROOT, "session/seed-payload-that-is-not-an-object-is-session-event-invalid")
 @patched(session, "_check_shape")
 def PayloadNotAnObjectIsNonJson(check, type, data, where):
     """A `request/header`, `assistant/message` or `tool/result` whose `data` is not an object is
@@ -312,13 +290,13 @@ class SeedChecksKindAfterSeq(Driver):
         SessionLog._admit_seeded = seq_first  # type: ignore[method-assign]
 
 
-@wrong("ROOT-MODEL", "session/seed-event-checks-come-before-seq-and-surface")
+@wrong(ROOT, "session/seed-event-checks-come-before-seq-and-surface")
 class SeedLegacyCheckedAfterSeq(SeedChecksKindAfterSeq):
     """A seeded legacy header whose seq is not its index is `seq-not-contiguous`."""
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "session/seed-event-checks-come-before-seq-and-surface",
     "session/seed-negative-zero-is-checked-before-seq",
 )
@@ -357,19 +335,19 @@ class _SeedNonJsonCheckedAfterSeq(Driver):
         session._check_lossless = late
 
 
-@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
+@wrong(ROOT, "session/seed-negative-zero-is-checked-before-seq")
 class SeedDataNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `data` whose seq is not its index is `seq-not-contiguous`."""
 
 
-@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
+@wrong(ROOT, "session/seed-negative-zero-is-checked-before-seq")
 class SeedSurfaceOpNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `surfaceOp` whose seq is not its index is `seq-not-contiguous`."""
 
     field = "surfaceOp"
 
 
-@wrong("ROOT-MODEL", "session/seed-negative-zero-is-checked-before-seq")
+@wrong(ROOT, "session/seed-negative-zero-is-checked-before-seq")
 class SeedCitationsNonJsonCheckedAfterSeq(_SeedNonJsonCheckedAfterSeq):
     """A seeded event with -0 in `sourceEventSeqs` whose seq is not its index is
     `seq-not-contiguous`."""
@@ -382,7 +360,7 @@ def _config_object(header: Json) -> bool:
     return isinstance(header, dict) and isinstance(header.get("config"), dict)
 
 
-@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@wrong(ROOT, "session/seed-malformed-header-is-session-event-invalid")
 @patched(session, "_check_shape")
 def HeaderNotAnObjectIsNonJson(check, type, data, where):
     """A seeded header, or its `config`, that is not an object is refused as `session-non-json`."""
@@ -392,7 +370,7 @@ def HeaderNotAnObjectIsNonJson(check, type, data, where):
     check(type, data, where)
 
 
-@wrong("ROOT-MODEL", "session/seed-malformed-header-is-session-event-invalid")
+@wrong(ROOT, "session/seed-malformed-header-is-session-event-invalid")
 @patched(session, "header_problem")
 def UnknownAdapterDefaultsIgnored(problem, snapshot):
     """A seeded header's `adapterDefaults` is read for its two markers only: other keys are
@@ -427,30 +405,24 @@ class SeedBoundsExclusive(Driver):
         SessionLog._admit_seeded = strict  # type: ignore[method-assign]
 
 
-@wrong("ROOT-MODEL", "session/seed-seq-at-the-bound-is-well-formed")
+@wrong(ROOT, "session/seed-seq-at-the-bound-is-well-formed")
 class SeedSeqBoundExclusive(SeedBoundsExclusive):
     """A seeded `seq` of 2^53 - 1 is malformed (`session-event-invalid`), not well-formed."""
 
 
-@wrong("ROOT-MODEL", "session/seed-time-at-the-bound-is-accepted")
+@wrong(ROOT, "session/seed-time-at-the-bound-is-accepted")
 class SeedTimeBoundExclusive(SeedBoundsExclusive):
     """A seeded `time` of magnitude 2^53 - 1 is refused."""
 
     field = "time"
 
 
-@wrong("ROOT-MODEL", "session/empty-seed-gets-end-seed")
-class EmptySeedGetsNoEndSeed(Driver):
+@wrong(ROOT, "session/empty-seed-gets-end-seed")
+@patched(SessionLog, "from_seed")
+def EmptySeedGetsNoEndSeed(from_seed, events):
     """`session/end-seed` is appended only after a seeded event: an empty seed gets none."""
-
-    def __init__(self) -> None:
-        build = SessionLog.from_seed.__func__  # type: ignore[attr-defined]
-
-        def from_seed(cls, events):  # type: ignore[no-untyped-def]
-            events = list(events)
-            return build(cls, events) if events else cls()
-
-        SessionLog.from_seed = classmethod(from_seed)  # type: ignore[assignment,method-assign]
+    events = list(events)
+    return from_seed(events) if events else SessionLog()
 
 
 class _SeedSkipsOneAppendRule(Driver):
@@ -475,7 +447,7 @@ class _SeedSkipsOneAppendRule(Driver):
         raise NotImplementedError
 
 
-@wrong("ROOT-MODEL", "session/seeded-user-message-needs-a-surface-op")
+@wrong(ROOT, "session/seeded-user-message-needs-a-surface-op")
 class SeedSurfaceOpOptional(_SeedSkipsOneAppendRule):
     """A seeded surface-eligible event without ``surfaceOp`` is kept off the surface."""
 
@@ -491,7 +463,7 @@ class SeedSurfaceOpOptional(_SeedSkipsOneAppendRule):
 
 
 @wrong(
-    "ROOT-MODEL",
+    ROOT,
     "session/seeded-header-delta-is-legacy",
     "session/seed-event-checks-come-before-seq-and-surface",
 )
@@ -508,7 +480,7 @@ class SeedLegacyHeaderAccepted(_SeedSkipsOneAppendRule):
         session._check_not_legacy = tolerant
 
 
-@wrong("ROOT-MODEL", "session/seeded-replace-must-cite-what-it-shadows")
+@wrong(ROOT, "session/seeded-replace-must-cite-what-it-shadows")
 class SeedCitationsTrusted(_SeedSkipsOneAppendRule):
     """A seeded replace's ``sourceEventSeqs`` are not checked against the range it shadows."""
 
@@ -531,7 +503,7 @@ def _negative_float(value: Json) -> bool:
     return isinstance(value, list) and any(map(_negative_float, value))
 
 
-@wrong("ROOT-MODEL", "session/zero-and-negative-numbers-are-lossless-json")
+@wrong(ROOT, "session/zero-and-negative-numbers-are-lossless-json")
 @patched(session, "lossless_problem")
 def NegativeNumbersAreNonJson(problem, value):
     """The -0 test reads the sign bit alone: every negative non-integral number is
@@ -548,7 +520,7 @@ def _as_object(value: Json) -> Json:
     return value
 
 
-@wrong("ROOT-MODEL", "session/tool-result-replacement-tells-an-empty-object-from-an-empty-array")
+@wrong(ROOT, "session/tool-result-replacement-tells-an-empty-object-from-an-empty-array")
 @patched(session, "strict_equal")
 def DeepEqualByKeysAlone(equal, a, b):
     """The replacement's deep-equal walks the keys of both sides and never asks whether a value
