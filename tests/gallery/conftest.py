@@ -45,17 +45,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _start_gallery(session: pytest.Session) -> None:
-    """The runs of the wrong implementations if `test_gallery.py` is to run, the conforming
-    variants' if `test_right_impls.py` is, and the control if either is."""
+    """The runs of the wrong implementations the selected tests of `test_gallery.py` judge (all
+    of them, or those ``-k`` picks), the conforming variants' if `test_right_impls.py` is to run,
+    and the control if either is."""
     gallery, variants = (Path(__file__).with_name(name) for name in GALLERY_FILES)
-    wrong = any(item.path == gallery for item in session.items)
+    # The wrong drivers whose runs a selected test judges (``-k Name`` runs that one alone).
+    wrong = {
+        item.callspec.params["driver"] if hasattr(item, "callspec") else gallery_runs.REBUILT
+        for item in session.items
+        if item.path == gallery
+        and "reports" in _fixtures(item)
+        and (hasattr(item, "callspec") or item.name.startswith("test_a_request_that_differs"))
+    }
     # The variants whose runs a selected test judges, in the tests' order.
     right = {
         item.callspec.params["variant"]: None
         for item in session.items
         if item.path == variants and "reports" in _fixtures(item) and hasattr(item, "callspec")
     }
-    if not (wrong or right):
+    if not (wrong or right or any(item.path == gallery for item in session.items)):
         return
     judged = [item.path in (gallery, variants) for item in session.items]
     # What the `tmp_path_factory` fixture returns, which no hook can request.

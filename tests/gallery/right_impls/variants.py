@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx
-from wrong_impls.base import replacing
+from wrong_impls.base import patched
 
 from conformance.cases import deepseek as ds
 from conformance.cases.loop import ABORTED_FAILURE
@@ -28,14 +28,14 @@ Json = Any
 # -- messages -------------------------------------------------------------------------------------
 
 
-@replacing(ContractError, "__init__")
+@patched(ContractError, "__init__")
 def _RewordedErrors(
     init: Callable[..., None], error: ContractError, kind: str, *_: Any, **kw: Any
 ) -> None:
     init(error, kind, f"this operation was refused ({kind})", **kw)
 
 
-@replacing(LlmError, "__init__")
+@patched(LlmError, "__init__")
 def _RewordedFailures(
     init: Callable[..., None], error: LlmError, code: str, *_: Any, **kw: Any
 ) -> None:
@@ -74,7 +74,7 @@ def _javascript_order(value: Json) -> Json:
     return value
 
 
-@replacing(ToolSchema, "keep")
+@patched(ToolSchema, "keep")
 def IntegerLikeKeysFirst(keep: Callable[..., ToolSchema], schema: Json) -> ToolSchema:
     """The structural copy of a tool schema's `parameters` keeps its objects' keys as a
     JavaScript object does: integer-like keys first, in ascending order."""
@@ -83,7 +83,7 @@ def IntegerLikeKeysFirst(keep: Callable[..., ToolSchema], schema: Json) -> ToolS
     return kept
 
 
-@replacing(config.PromptConfig, "load")
+@patched(config.PromptConfig, "load")
 def UnknownConfigKeysIgnored(load: Callable[..., config.PromptConfig], raw: Json) -> Any:
     """A configuration key the loader does not know is ignored, as the upstream does, instead of
     refused (`config-invalid`)."""
@@ -98,7 +98,7 @@ def UnknownConfigKeysIgnored(load: Callable[..., config.PromptConfig], raw: Json
 NEL: Final = "\x85"
 
 
-@replacing(wire, "check_api_key")
+@patched(wire, "check_api_key")
 def TrimsNextLine(check: Callable[[str | None], str], raw: str | None) -> str:
     """The API key is trimmed of Unicode White_Space, U+0085 included (JavaScript's trim keeps
     it). A key of only white space stays `INVALID_CREDENTIAL`, never `MISSING_CREDENTIAL`."""
@@ -143,7 +143,7 @@ def _apart(
     return [event for part in parts for event in payload(translator, part)]
 
 
-@replacing(translate.StreamTranslator, "payload")
+@patched(translate.StreamTranslator, "payload")
 def ToolCallsBeforeContent(
     payload: Callable[..., list[Json]], translator: translate.StreamTranslator, data: str
 ) -> list[Json]:
@@ -152,7 +152,7 @@ def ToolCallsBeforeContent(
     return _apart(payload, translator, data, "tool_calls", content_first=False)
 
 
-@replacing(translate.StreamTranslator, "payload")
+@patched(translate.StreamTranslator, "payload")
 def TextBeforeReasoning(
     payload: Callable[..., list[Json]], translator: translate.StreamTranslator, data: str
 ) -> list[Json]:
@@ -161,7 +161,7 @@ def TextBeforeReasoning(
     return _apart(payload, translator, data, "reasoning_content", content_first=True)
 
 
-@replacing(httpx.Response, "aiter_bytes")
+@patched(httpx.Response, "aiter_bytes")
 async def ClosedMidBodyIsStreamClosed(
     aiter_bytes: Callable[..., AsyncIterator[bytes]],
     response: httpx.Response,
@@ -181,7 +181,7 @@ async def ClosedMidBodyIsStreamClosed(
 # -- session --------------------------------------------------------------------------------------
 
 
-@replacing(session, "_check_surface_metadata")
+@patched(session, "_check_surface_metadata")
 def SourceSeqsCheckedFirst(
     check: Callable[..., Any], type: str, surface_op: Json, seqs: Json, seq: int, where: str
 ) -> Any:
