@@ -3,9 +3,9 @@
 Usage: ``python benchmarks/summary_page.py REPORT.json…`` (reports of real runs, e.g. the whole
 suite against the reference and two gallery implementations). It builds the page as
 ``dsh-conformance summary --format html`` does, opens it in Debian's Chromium through Playwright,
-and prints the best and worst of five loads (navigation to the load event) and the time the
-"only where they disagree" filter takes, beside the floor: the same number of bytes as one static
-``<pre>`` page, no rows and no script.
+and prints the best and worst of five loads (navigation to the load event) and the time "show
+every passing test" takes to unfold every requirement, beside the floor: the same number of bytes
+as one static ``<pre>`` page, no rows and no script.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ def main(reports: list[str]) -> None:
         floor_times = load_times(view, paths["floor"])
         page_times = load_times(view, paths["page"])
         start = time.perf_counter()
-        view.check("#only-disagree")
-        filtering = time.perf_counter() - start
-        rows = view.locator("tr.case").count()
+        view.check("#unfold-all")
+        unfolding = time.perf_counter() - start
+        rows = view.locator("#tests tr.case").count()
         browser.close()
     size = len(html.encode())
     print(f"page: {size / 1e6:.2f} MB, {rows} test rows, {len(reports)} report(s)")
@@ -57,7 +57,7 @@ def main(reports: list[str]) -> None:
         f"(floor, a static page of the same size: best {min(floor_times) * 1e3:.0f} ms; ratio "
         f"{min(page_times) / min(floor_times):.1f})"
     )
-    print(f"'only where they disagree' filter: {filtering * 1e3:.0f} ms")
+    print(f"'show every passing test': {unfolding * 1e3:.0f} ms")
 
 
 if __name__ == "__main__":

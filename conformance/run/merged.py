@@ -5,16 +5,23 @@ merges the reports of several runs (one per implementation, or one run with seve
 into one `Summary`: the implementations in order, their labels, and every test as a `Row` placed
 under its contract and requirement, with each implementation's `Cell`. The two renderings import
 this model and nothing imports back: `conformance.run.markdown` (a pull-request comment) and
-`conformance.run.page` (the HTML page); `conformance.run.summary` is the command.
+`conformance.run.page` (the HTML page); `conformance.run.compare` reads two runs of one
+implementation from it; `conformance.run.summary` is the command.
 
-Reports of different suite versions or report formats are not merged (their cases differ), and an
-implementation label may appear once. A report that cannot be read, or that does not match the
-others, raises `SummaryError` with one line naming the file and what is wrong.
+An implementation is labelled by what a reader knows it by (issue 33): a label given to
+``summary`` (``--label``), else its handshake's ``name version``, else its ``--impl`` with any
+path cut to its file name, so that no directory of the machine that ran it shows. Two runs with
+the same handshake are told apart by their report's file name (``mine-main.json`` gives
+``(mine-main)``). Reports of different suite versions are not merged (their cases differ), except
+for a comparison of two runs. A report that cannot be read, or that does not match the others,
+raises `SummaryError` with one line naming the file and what is wrong.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +30,7 @@ from typing import Any, Final
 
 from ..judge.case import CONTRACT_IDS
 from ..judge.jsontext import dumps
-from .report import OUTCOMES, PROBLEMS, RAN, REPORT_FORMAT, worst_status
+from .report import OUTCOMES, PROBLEMS, RAN, READABLE_FORMATS, REPORT_FORMAT, worst_status
 
 Json = Any
 
@@ -43,6 +50,8 @@ class Cell:
     outcome: str
     message: str = ""
     ops: list[Json] | None = None
+    #: For a test its run's baseline lists: the reason the baseline line gives (maybe ``""``).
+    baseline: str | None = None
 
 
 @dataclass
@@ -67,6 +76,30 @@ class Row:
     def failing(self) -> bool:
         return any(cell.outcome in PROBLEMS for cell in self.cells.values())
 
+    def expected(self) -> bool:
+        """Whether some implementation failed the test as its baseline expected."""
+        return any(cell.outcome == "expected failure" for cell in self.cells.values())
+
+    def problem(self, labels: list[str]) -> bool:
+        """Whether the test fails or errors somewhere, or the implementations disagree on it
+        other than by a failure a baseline expected (those are listed apart)."""
+        return self.failing() or (self.disagree(labels) and not self.expected())
+
+    def quiet(self, labels: list[str]) -> bool:
+        """Whether the row has nothing to say at first sight: no failure, no expected failure,
+        no disagreement. The page folds such rows under their requirement."""
+        return not (self.failing() or self.expected() or self.disagree(labels))
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    """A baseline entry that no longer says anything true: a finding of its own."""
+
+    label: str
+    test: str
+    reason: str
+    finding: str
+
 
 @dataclass
 class Summary:
@@ -78,6 +111,8 @@ class Summary:
     #: The requirement catalog the reports carry (report format 3 and later), else empty.
     requirements: dict[str, dict[str, Json]]
     generated: str
+    #: The report each implementation (by label) was read from.
+    origins: dict[str, str] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -98,7 +133,12 @@ class Summary:
         rows: dict[tuple[str, str, str], Row] = {}
         for impl in self.implementations:
             for result in impl["results"]:
-                cell = Cell(result["outcome"], result.get("message", ""), result.get("ops"))
+                cell = Cell(
+                    result["outcome"],
+                    result.get("message", ""),
+                    result.get("ops"),
+                    result.get("baseline"),
+                )
                 for contract, requirement in self._places(result):
                     key = (contract, requirement, result["test"])
                     row = rows.setdefault(key, Row(result["test"], contract, requirement))
@@ -128,6 +168,29 @@ class Summary:
             if contract not in covered:
                 yield contract, NO_REQUIREMENT
 
+    def expected_failures(self) -> list[tuple[str, Json]]:
+        """Every (label, result) that failed as its run's baseline expected."""
+        return [
+            (impl["label"], result)
+            for impl in self.implementations
+            for result in impl["results"]
+            if result["outcome"] == "expected failure"
+        ]
+
+    def stale_entries(self) -> list[StaleEntry]:
+        """Every baseline entry that is stale: its test passed, or it names no test of the run."""
+        found = []
+        for impl in self.implementations:
+            for result in impl["results"]:
+                if result["outcome"] == "stale baseline":
+                    reason = result.get("baseline") or ""
+                    finding = "listed as an expected failure, but passed"
+                    found.append(StaleEntry(impl["label"], result["test"], reason, finding))
+            for entry in impl.get("baseline", {}).get("unmatched", []):
+                finding = "names no test of this run"
+                found.append(StaleEntry(impl["label"], entry["test"], entry["reason"], finding))
+        return found
+
     def to_json(self) -> str:
         """The merged report, in the format of the reports it merges."""
         document: dict[str, Json] = {
@@ -141,12 +204,19 @@ class Summary:
         return dumps(document, indent=2) + "\n"
 
 
-def load(paths: list[str], generated: str | None = None) -> Summary:
-    """Read and merge the reports at ``paths``; `SummaryError` names the first that cannot be."""
+def load(
+    paths: list[str],
+    generated: str | None = None,
+    labels: list[str] | None = None,
+    one_suite: bool = True,
+) -> Summary:
+    """Read and merge the reports at ``paths``; `SummaryError` names the first that cannot be.
+    ``labels`` name the first implementations, in order; ``one_suite=False`` lets reports of
+    other suite versions in (a comparison of two runs, whose tests may differ)."""
     if not paths:
         raise SummaryError("name at least one JSON report (written by --conformance-json)")
     merged: Summary | None = None
-    seen: dict[str, str] = {}
+    sources: list[str] = []
     for path in paths:
         document = _read(path)
         if merged is None:
@@ -157,23 +227,64 @@ def load(paths: list[str], generated: str | None = None) -> Summary:
                 requirements=document.get("requirements", {}),
                 generated=generated or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             )
-        elif document["suite"] != merged.suite:
+        elif one_suite and document["suite"] != merged.suite:
             raise SummaryError(
                 f"{path}: made by {suite_name(document['suite'])}, but {merged.sources[0]} by "
                 f"{suite_name(merged.suite)}: summarize reports of one suite version"
             )
-        for impl in document["implementations"]:
-            label = impl["label"]
-            if label in seen:
-                raise SummaryError(
-                    f"{path}: implementation {label!r} is in {seen[label]} too: give each run "
-                    "its own --impl label"
-                )
-            seen[label] = path
-            merged.implementations.append(impl)
+        merged.implementations.extend(document["implementations"])
+        sources.extend(path for _ in document["implementations"])
         merged.sources.append(path)
     assert merged is not None
+    chosen = _labels(merged.implementations, sources, labels or [])
+    for impl, label, source in zip(merged.implementations, chosen, sources, strict=True):
+        impl["label"] = label
+        merged.origins[label] = source
     return merged
+
+
+def own_label(impl: Json) -> str:
+    """What an implementation is known by: its handshake's ``name version``, else its ``--impl``
+    with each path cut to its file name (``node /home/me/h.js`` is ``node h.js``)."""
+    handshake = impl.get("handshake")
+    if isinstance(handshake, dict) and handshake.get("name"):
+        return f"{handshake['name']} {handshake.get('version', '')}".strip()
+    return _short(impl["label"])
+
+
+def _labels(implementations: list[Json], sources: list[str], given: list[str]) -> list[str]:
+    """Each implementation's label: the one given, else `own_label`; two alike are told apart
+    by their report's file name, then by their ``--impl``; any left alike is refused."""
+    if len(given) > len(implementations):
+        raise SummaryError(
+            f"{len(given)} --label given for {len(implementations)} implementation(s): give at "
+            "most one per implementation, in the order of the reports"
+        )
+    if len(set(given)) < len(given):
+        raise SummaryError(f"--label: each label once ({', '.join(given)})")
+    chosen = given + [own_label(impl) for impl in implementations[len(given) :]]
+    first = list(chosen)
+    stems = [Path(source).stem for source in sources]
+    for tells in (stems, [_short(impl["label"]) for impl in implementations]):
+        counts = Counter(chosen)
+        chosen = [
+            f"{base} ({tell})" if index >= len(given) and counts[label] > 1 else label
+            for index, (label, base, tell) in enumerate(zip(chosen, first, tells, strict=True))
+        ]
+    counts = Counter(chosen)
+    alike = [index for index, label in enumerate(chosen) if counts[label] > 1]
+    if alike:
+        raise SummaryError(
+            f"{', '.join(sorted({sources[i] for i in alike}))}: two implementations are both "
+            f"labelled {first[alike[0]]!r}, with alike report names and --impl: name them with "
+            "--label (one per implementation, in the order of the reports)"
+        )
+    return chosen
+
+
+def _short(spec: str) -> str:
+    """``spec`` with each word that is a path cut to its last part (``/`` or ``\\``)."""
+    return " ".join(re.split(r"[\\/]", word)[-1] or word for word in spec.split())
 
 
 def _read(path: str) -> Json:
@@ -187,10 +298,11 @@ def _read(path: str) -> Json:
         raise SummaryError(f"{path}: not JSON ({error})") from None
     if not isinstance(document, dict) or "format" not in document:
         raise SummaryError(f"{path}: not a dsh-conformance JSON report (no 'format')")
-    if document["format"] != REPORT_FORMAT:
+    if document["format"] not in READABLE_FORMATS:
         raise SummaryError(
-            f"{path}: report format {document['format']!r}, but this suite reads format "
-            f"{REPORT_FORMAT}: run the suite again, or summarize with the version that wrote it"
+            f"{path}: report format {document['format']!r}, but this suite reads formats "
+            f"{', '.join(map(str, READABLE_FORMATS))}: run the suite again, or summarize with "
+            "the version that wrote it"
         )
     problem = _shape_problem(document)
     if problem is not None:
@@ -211,6 +323,12 @@ def _shape_problem(document: Json) -> str | None:
             return f"{where} has no 'label'"
         if not isinstance(impl.get("contracts"), dict) or not isinstance(impl.get("results"), list):
             return f"{where} lacks 'contracts' or 'results'"
+        baseline = impl.get("baseline", {"unmatched": []})
+        if not isinstance(baseline, dict) or not all(
+            isinstance(entry, dict) and isinstance(entry.get("test"), str)
+            for entry in baseline.get("unmatched", [])
+        ):
+            return f"{where}.baseline is not a baseline's summary"
         for number, result in enumerate(impl["results"]):
             if not (
                 isinstance(result, dict)

@@ -34,7 +34,7 @@ from ..judge.jsontext import printable
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .options import OPTIONS
 from .progress import Watch
-from .report import ImplementationInfo, Outcome, Report, Result, verdict
+from .report import BaselineFile, ImplementationInfo, Outcome, Report, Result, verdict
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
@@ -66,13 +66,15 @@ class _State:
         self.implementations = implementations
         self.baseline = baseline
         self.report = Report(c for c in CONTRACT_IDS if not contracts or c in contracts)
+        self.report.baseline_file = None if baseline is None else baseline.file
         self.errors: dict[str, int] = dict.fromkeys(implementations, 0)
         #: Why the run fails although pytest saw nothing fail (said in the summary).
         self.verdicts: list[str] = []
 
 
 class Baseline:
-    """The expected-failures file: test keys, and which of them matched a collected test."""
+    """The expected-failures file: test keys with their reasons, and which keys matched a
+    collected test."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -80,8 +82,8 @@ class Baseline:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as error:
             raise pytest.UsageError(f"--expected-failures: cannot read {path}: {error}") from error
-        lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
-        self.keys = {line for line in lines if line}
+        self.file = BaselineFile.parse(path, text)
+        self.keys = set(self.file.reasons)
         self.matched: set[str] = set()
 
     def mark(self, item: pytest.Item, key: str) -> None:
@@ -341,13 +343,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _describe_implementations(state: _State) -> None:
     for label, impl in state.implementations.items():
         handshake = impl.known_handshake
+        fields: dict[str, Any] | None = None
         if handshake is not None:
             description = handshake.describe()
+            fields = {
+                "name": handshake.name,
+                "version": handshake.version,
+                "language": handshake.language,
+                "capabilities": sorted(handshake.capabilities),
+            }
         elif impl.stopped is not None:
             description = f"stopped: {impl.stopped}"
         else:
             description = "not started"
-        state.report.implementations[label] = ImplementationInfo(label, description)
+        state.report.implementations[label] = ImplementationInfo(label, description, fields)
 
 
 def _junit_properties(config: pytest.Config, report: Report) -> None:

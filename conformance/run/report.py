@@ -12,6 +12,11 @@ an interrupted run, an implementation stopped after a failed handshake or ``--ma
 
 The same counts are kept per requirement (`conformance.requirements`): a test counts under every
 requirement of the catalog that claims it.
+
+A run with a baseline (``--expected-failures``) keeps, for each test the baseline lists, the
+reason its line gives after ``#`` (a result's ``baseline``), and the entries that name no test of
+the run: an expected failure is shown with why it is expected, and an entry that no longer
+matches anything is a finding of its own (a *stale baseline*), not a silent no-op.
 """
 
 from __future__ import annotations
@@ -65,8 +70,11 @@ _STATUS_ORDER: Final[tuple[Status, ...]] = (
     "conforms",
 )
 
-#: The JSON report's format; bumped when a field changes meaning (see README, "The JSON report").
-REPORT_FORMAT: Final = 3
+#: The JSON report's format; bumped when a field changes meaning or is added (see README, "The
+#: JSON report"). 4 added ``handshake``, ``baseline`` (of an implementation) and a result's
+#: ``baseline``; format 3 is still read (`READABLE_FORMATS`), the new fields absent.
+REPORT_FORMAT: Final = 4
+READABLE_FORMATS: Final = (3, 4)
 
 
 @dataclass
@@ -78,12 +86,35 @@ class Result:
     message: str = ""
     #: The scenario ops the suite sent, for a failed example or generated case (else ``None``).
     ops: list[Any] | None = None
+    #: For a test the baseline lists: the reason its line gives (``""`` when none), else ``None``.
+    baseline: str | None = None
 
 
 @dataclass
 class ImplementationInfo:
     label: str
     description: str
+    #: The handshake's fields (name, version, language, capabilities), or ``None`` without one.
+    handshake: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class BaselineFile:
+    """An expected-failures file (``--expected-failures``): each test key it lists, with the reason
+    its line gives after ``#`` (``""`` when none); the path as the user gave it."""
+
+    path: str
+    reasons: dict[str, str]
+
+    @classmethod
+    def parse(cls, path: str, text: str) -> BaselineFile:
+        """``KEY`` or ``KEY  # reason`` per line; a line that starts with ``#`` is a comment."""
+        reasons: dict[str, str] = {}
+        for line in text.splitlines():
+            key, _, reason = line.partition("#")
+            if key.strip():
+                reasons[key.strip()] = reason.strip()
+        return cls(path, reasons)
 
 
 class Report:
@@ -101,6 +132,8 @@ class Report:
         #: Every collected test, by (implementation, test): its contract IDs.
         self.collected: dict[tuple[str, str], tuple[str, ...]] = {}
         self.deselected: set[tuple[str, str]] = set()
+        #: The run's baseline, when it has one.
+        self.baseline_file: BaselineFile | None = None
 
     def collect(self, implementation: str, test: str, contracts: tuple[str, ...]) -> None:
         self.collected[implementation, test] = contracts
@@ -109,7 +142,10 @@ class Report:
         self.deselected.add((implementation, test))
 
     def record(self, result: Result) -> None:
-        """Keep one result per test; a later phase's failure replaces an earlier pass."""
+        """Keep one result per test; a later phase's failure replaces an earlier pass. A test the
+        baseline lists carries the reason its line gives."""
+        if self.baseline_file is not None and result.baseline is None:
+            result.baseline = self.baseline_file.reasons.get(result.test)
         key = (result.implementation, result.test)
         previous = self.results.get(key)
         if previous is None or previous.outcome == "passed":
@@ -168,11 +204,19 @@ class Report:
             "live not run": outcomes.count("live not run"),
         }
 
+    def unmatched_baseline(self, implementation: str) -> dict[str, str]:
+        """The baseline's entries that name no test collected for ``implementation``, with their
+        reasons: stale entries as much as a listed test that passed."""
+        if self.baseline_file is None:
+            return {}
+        tests = {test for label, test in self.collected if label == implementation}
+        return {k: v for k, v in self.baseline_file.reasons.items() if k not in tests}
+
     def status(self, implementation: str) -> Status:
         outcomes = {r.outcome for r in self.of(implementation)}
         if outcomes & {"failed", "errored"}:
             return "does not conform"
-        if "stale baseline" in outcomes:
+        if "stale baseline" in outcomes or self.unmatched_baseline(implementation):
             return "stale baseline"
         if outcomes & {"deselected", "not reached"}:
             return "incomplete"
@@ -295,10 +339,22 @@ class Report:
         for label in self.labels():
             tallies = self.tally(label)
             by_requirement = self.requirement_tally(label)
+            info = self.implementations.get(label)
+            extra: dict[str, Any] = {}
+            if info is not None and info.handshake is not None:
+                extra["handshake"] = info.handshake
+            if self.baseline_file is not None:
+                unmatched = self.unmatched_baseline(label)
+                extra["baseline"] = {
+                    "path": self.baseline_file.path,
+                    "entries": len(self.baseline_file.reasons),
+                    "unmatched": [{"test": k, "reason": v} for k, v in unmatched.items()],
+                }
             implementations.append(
                 {
                     "label": label,
-                    "description": getattr(self.implementations.get(label), "description", ""),
+                    "description": getattr(info, "description", ""),
+                    **extra,
                     "status": self.status(label),
                     "selection": self.selection(label),
                     "contracts": {
@@ -333,11 +389,13 @@ class Report:
 
 def _result_json(result: Result) -> dict[str, Any]:
     """A result as the JSON report holds it, its fields in their order: ``ops`` only where there
-    are some. The values as they are: `dataclasses.asdict` would deep-copy each (the ops of every
-    failed case) only for the encoder to read them once."""
+    are some, ``baseline`` only for a test the baseline lists. The values as they are:
+    `dataclasses.asdict` would deep-copy each (the ops of every failed case) only for the encoder
+    to read them once."""
     found = {field.name: getattr(result, field.name) for field in fields(result)}
-    if found["ops"] is None:
-        del found["ops"]
+    for optional in ("ops", "baseline"):
+        if found[optional] is None:
+            del found[optional]
     return found
 
 

@@ -86,6 +86,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance export-cases DIR          every example case as JSON, for other runners
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
+       dsh-conformance summary --compare OLD NEW what changed between two runs; 1 if newly failing
        dsh-conformance fuzz --impl SPEC          generated scenarios until a divergence, shrunk
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest

@@ -8,8 +8,14 @@ The reports are merged (`conformance.run.merged`) and written in the form their 
   down the side, implementations across, each failing cell opening what the terminal shows;
 - ``json``: the merged report itself, in the report's own format, which ``summary`` reads again.
 
+``--label NAME`` (once per implementation, in the order of the reports) chooses what the page and
+the Markdown call an implementation; without it, its handshake names it (`conformance.run.merged`).
+``--compare OLD.json NEW.json`` says what changed between two runs of one implementation
+(`conformance.run.compare`), as Markdown or on the page; its exit status gates CI: 1 when a test
+newly fails or errors (unexpected by NEW's baseline), else 0.
+
 A report that cannot be read, or that does not match the others, stops the command with one line
-on standard error before anything is written.
+on standard error (exit status 2) before anything is written.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from .markdown import markdown
+from .compare import compare
+from .markdown import comparison, markdown
 from .merged import SummaryError, load
 from .page import page
 
@@ -28,29 +35,54 @@ FORMATS: Final = ("markdown", "html", "json")
 
 
 def main(argv: list[str]) -> int:
-    """``summary REPORT.json… [--format markdown|html|json] [-o PATH]``; 0, or 2 on an error."""
+    """``summary [--compare] REPORT.json… [--label NAME]… [--format F] [-o PATH]``: 0; with
+    ``--compare``, 1 when a test newly fails; 2 on an error."""
     parser = argparse.ArgumentParser(
         prog="dsh-conformance summary",
         description="Merge JSON reports (--conformance-json) into one comparison.",
+        epilog="Exit status: 0; with --compare, 1 when NEW fails or errors a test OLD did not "
+        "fail (and NEW's baseline does not expect it); 2 when a report cannot be read or merged.",
     )
     parser.add_argument("reports", nargs="+", metavar="REPORT.json")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument("-o", "--output", metavar="PATH", help="write here (default: stdout)")
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="what to call the next implementation, in the order of the reports (default: its "
+        "handshake's name and version, told apart by the report's file name)",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="OLD.json NEW.json: what changed between two runs of one implementation",
+    )
     args = parser.parse_args(argv)
+    status = 0
     try:
-        summary = load(args.reports)
+        if args.compare and len(args.reports) != 2:
+            raise SummaryError(f"--compare takes OLD.json NEW.json, not {len(args.reports)}")
+        if args.compare and args.format == "json":
+            raise SummaryError("--compare writes markdown or html, not json")
+        summary = load(args.reports, labels=args.label, one_suite=not args.compare)
+        changes = compare(summary) if args.compare else None
         if args.format == "html":
-            text = page(summary, command=["dsh-conformance", "summary", *argv])
+            text = page(summary, ["dsh-conformance", "summary", *argv], changes)
+        elif args.format == "json":
+            text = summary.to_json()
         else:
-            text = markdown(summary) if args.format == "markdown" else summary.to_json()
+            text = markdown(summary) if changes is None else comparison(summary, changes)
         if args.output is None:
             sys.stdout.write(text)
         else:
             _write_whole(Path(args.output), text)
+        status = 0 if changes is None else changes.gate
     except SummaryError as error:
         print(f"dsh-conformance summary: {error}", file=sys.stderr)
         return 2
-    return 0
+    return status
 
 
 def _write_whole(path: Path, text: str) -> None:

@@ -267,14 +267,19 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     assert status == 1 and failing
 
     baseline = tmp_path / "expected-failures.txt"
-    baseline.write_text("# known failures of IdentityAlwaysOff\n" + "\n".join(failing) + "\n")
+    reasons = [f"{test}  # known departure {number}" for number, test in enumerate(failing)]
+    baseline.write_text("# known failures of IdentityAlwaysOff\n" + "\n".join(reasons) + "\n")
     status, output, report = run_runner(
         warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
     )
-    tally = report["implementations"][0]["contracts"][CONTRACT]
+    (gated,) = report["implementations"]
+    tally = gated["contracts"][CONTRACT]
     assert status == 0, output
     assert tally["expected failure"] == len(failing) and tally["failed"] == 0
     assert "baseline: " in output
+    recorded = {r["test"]: r["baseline"] for r in gated["results"] if "baseline" in r}
+    assert recorded == {test: f"known departure {n}" for n, test in enumerate(failing)}
+    assert gated["baseline"] == {"path": str(baseline), "entries": len(failing), "unmatched": []}
 
     passing = "test_example[registry/duplicate-context-same-layer]"
     assert passing not in failing
@@ -290,12 +295,15 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     assert reference["contracts"][CONTRACT]["verdict"] == "stale baseline entry"
     assert "STALE BASELINE" in output
 
-    baseline.write_text(baseline.read_text() + "test_example[registry/no-such-case]\n")
-    status, output, _ = run_runner(
+    baseline.write_text(baseline.read_text() + "test_example[registry/no-such-case]  # old\n")
+    status, output, report = run_runner(
         warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
     )
     assert status == 1
     assert "name no test of the suite: test_example[registry/no-such-case]" in output
+    (gated,) = report["implementations"]
+    unmatched = [{"test": "test_example[registry/no-such-case]", "reason": "old"}]
+    assert gated["baseline"]["unmatched"] == unmatched and gated["status"] == "stale baseline"
 
 
 def test_a_failed_handshake_stops_the_implementation_once(
@@ -559,7 +567,7 @@ def test_the_json_report_counts_each_test_under_the_requirements_claiming_it() -
         report.to_json({"name": "dsh-prompt-conformance", "version": "0", "protocol": 1})
     )
     REPORT_SCHEMA.validate(document)
-    assert document["format"] == 3
+    assert document["format"] == 4
     assert set(document["requirements"]) == {
         identifier for identifier in catalog() if identifier.startswith(f"{contract}.")
     }

@@ -1,10 +1,13 @@
-"""The summary page in a real browser: its filters, its failing cells, and no network.
+"""The summary page in a real browser: its views, its folds, its anchors, and no network.
 
-Three real runs (the reference and two wrong implementations of the gallery, each a run of its
-own) are merged into the page; headless Chromium (Debian's ``chromium``) opens it through
-Playwright, and the checks act as a reader would: tick a filter, open a cell. The checks are
-themselves shown able to fail, on pages broken on purpose. A screenshot of the page is kept in
-pytest's base temporary directory (or ``$DSH_TEST_ARTIFACTS``).
+Real runs (`summary_runs`: the reference and gallery implementations, each a run of its own; one
+with a baseline; two runs of one gallery entry) are made into the three views of the page the way
+a user makes them (``dsh-conformance summary … --format html``, in the runs' directory); headless
+Chromium (Debian's ``chromium``) opens them through Playwright, and the checks act as a reader
+would: look at what the page opens with, open a folded requirement, follow a link to a row, read
+an expected failure's reason, read what newly fails. Each check is first shown failing on a page
+broken on purpose. A screenshot of the default view is kept in pytest's base temporary directory
+(or ``$DSH_TEST_ARTIFACTS``); `summary_runs` makes the figures of all three.
 
 Marked ``browser``: the development fast subset leaves it out; CI runs it (``.ci/run`` installs
 Chromium and sets ``DSH_REQUIRE_BROWSER``, so a missing browser fails there instead of skipping).
@@ -13,27 +16,20 @@ Chromium and sets ``DSH_REQUIRE_BROWSER``, so a missing browser fails there inst
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conformance.run.merged import load
-from conformance.run.page import page as render_page
+from summary_runs import REASONS, STALE_ENTRY, make_page, make_runs
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-GALLERY = Path(__file__).parents[1] / "gallery"
-CONTRACT = "DESIGN-SCOPED-LAYERS"
-IMPLEMENTATIONS = (
-    "reference",
-    "wrong_impls:FarthestLayerWins",
-    "wrong_impls:LastListenerOutermost",
-)
+#: A case ``FarthestLayerWins`` fails (the nearest layer must win; it lets the farthest win),
+#: which the "last release" run skipped: the comparison must list it as newly failing.
+NEWLY_FAILING = "test_example[scopes/nearest-section-wins-on-a-chain-of-three]"
 #: Flags that keep a headless Chromium off the network on a closed machine.
 QUIET_CHROMIUM = (
     "--disable-background-networking",
@@ -55,44 +51,16 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """One JSON report per implementation, each from a run of its own."""
-    outdir = tmp_path_factory.mktemp("summary-runs")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(GALLERY), os.environ.get("PYTHONPATH", "")]),
-    }
-    paths = []
-    for number, impl in enumerate(IMPLEMENTATIONS):
-        path = outdir / f"run{number}.json"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "conformance.run.runner",
-                "--impl",
-                impl,
-                "--contract",
-                CONTRACT,
-                "-k",
-                "test_example",
-                "--conformance-json",
-                str(path),
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert path.is_file(), f"the run of {impl} wrote no report"
-        paths.append(str(path))
-    return paths
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+    directory = tmp_path_factory.mktemp("summary-runs")
+    return directory, make_runs(directory)
 
 
 @pytest.fixture(scope="module")
-def html(reports: list[str]) -> str:
-    return render_page(load(reports), command=["dsh-conformance", "summary", *reports])
+def pages(runs: tuple[Path, dict[str, list[str]]]) -> dict[str, str]:
+    """Each view's page, as ``dsh-conformance summary`` writes it."""
+    directory, views = runs
+    return {name: make_page(directory, arguments) for name, arguments in views.items()}
 
 
 @pytest.fixture(scope="module")
@@ -111,39 +79,92 @@ class Opened:
     def __init__(self, browser: Any, html: str, directory: Path) -> None:
         path = directory / "summary.html"
         path.write_text(html, encoding="utf-8")
-        self.page = browser.new_page()
+        self.page = browser.new_page(viewport={"width": 1280, "height": 800})
         self.requests: list[str] = []
         self.page.on("request", lambda request: self.requests.append(request.url))
-        self.page.goto(path.as_uri())
         self.url = path.as_uri()
+        self.page.goto(self.url)
 
     def visible(self, selector: str) -> int:
         return int(self.page.locator(selector).filter(visible=True).count())
 
 
 @pytest.fixture
-def opened(browser: Any, html: str, tmp_path: Path) -> Iterator[Opened]:
-    view = Opened(browser, html, tmp_path)
-    yield view
-    view.page.close()
+def view(browser: Any, pages: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], Opened]]:
+    opened: list[Opened] = []
+
+    def open_view(name: str) -> Opened:
+        opened.append(Opened(browser, pages[name], tmp_path))
+        return opened[-1]
+
+    yield open_view
+    for each in opened:
+        each.page.close()
 
 
-def check_disagreement_filter(view: Opened) -> None:
-    """Ticking "only where they disagree" hides every agreeing test row and keeps the others."""
-    agreeing = 'tr.case[data-disagree="0"]'
-    disagreeing = 'tr.case[data-disagree="1"]'
-    total_disagreeing = view.page.locator(disagreeing).count()
-    assert view.visible(agreeing) > 0 and total_disagreeing > 0, "the runs must agree and differ"
-    view.page.check("#only-disagree")
-    assert view.visible(agreeing) == 0, "agreeing rows still shown with the filter on"
-    assert view.visible(disagreeing) == total_disagreeing, "the filter hid a disagreeing row"
-    view.page.uncheck("#only-disagree")
-    assert view.visible(agreeing) > 0, "agreeing rows stay hidden after the filter is off"
+def check_default_view(view: Opened) -> None:
+    """The page opens with the matrix, then only the failing and disagreeing test rows."""
+    assert view.page.locator("#matrix").is_visible(), "the matrix is not shown"
+    assert view.visible("#matrix tbody tr") >= 1, "the matrix has no contract row"
+    first = view.page.locator("section").first.get_attribute("id")
+    assert first == "verdict", f"the page opens with {first}, not the verdict"
+    quiet = 'tr.case[data-failing="0"][data-disagree="0"]'
+    assert view.page.locator(quiet).count() > 0, "the runs must have passing rows to fold"
+    assert view.visible(quiet) == 0, "passing rows are shown before anyone asked for them"
+    assert view.visible('tr.case[data-failing="1"]') > 0, "no failing row is shown"
+
+
+def check_fold_opens(view: Opened) -> None:
+    """A folded requirement's button shows exactly its passing rows, and hides them again."""
+    button = view.page.locator("#tests button.unfold").first
+    group, count = button.get_attribute("data-group"), int(button.get_attribute("data-count"))
+    mine = f'tr.folded[data-group="{group}"]'
+    assert view.page.locator(mine).count() == count > 0
+    assert view.visible(mine) == 0
+    button.click()
+    assert view.visible(mine) == count, "opening the requirement did not show its rows"
+    assert view.visible("tr.folded") == count, "another requirement opened too"
+    button.click()
+    assert view.visible(mine) == 0, "closing it again left rows shown"
+
+
+def check_anchor_scrolls(view: Opened) -> None:
+    """A link to a folded row (pasted into a review) opens its requirement and scrolls to it."""
+    row = view.page.locator("tr.folded").last
+    identifier = row.get_attribute("id")
+    assert identifier and not row.is_visible()
+    view.page.goto(f"{view.url}#{identifier}")
+    assert row.is_visible(), "the linked row stayed folded"
+    in_view = row.evaluate(
+        "r => { const b = r.getBoundingClientRect(); "
+        "return b.top >= 0 && b.bottom <= window.innerHeight; }"
+    )
+    assert in_view, "the linked row is not scrolled into view"
+
+
+def check_expected_failure_reason(view: Opened) -> None:
+    """An expected failure is listed apart, with the reason its baseline line gives; a stale
+    entry is a finding of its own."""
+    assert view.visible("#expected-table tr.expected") == len(REASONS)
+    for reason in REASONS:
+        cell = view.page.locator("#expected-table td.reason", has_text=reason)
+        assert cell.count() == 1 and cell.is_visible(), f"the reason {reason!r} is not shown"
+    failures = view.page.locator("#problem-table tr.case", has_text="expected failure")
+    assert failures.count() == 0, "an expected failure is listed among the real ones"
+    stale = view.page.locator("#stale-table tr.stale", has_text=STALE_ENTRY)
+    assert stale.is_visible() and "names no test of this run" in stale.inner_text()
+
+
+def check_newly_failing(view: Opened) -> None:
+    """The comparison lists the test the second run newly fails, with both outcomes."""
+    item = view.page.locator("ul.newly-failing li", has_text=NEWLY_FAILING)
+    assert item.count() == 1 and item.is_visible(), "the newly failing test is not listed"
+    assert "deselected → failed" in item.inner_text()
 
 
 def check_failing_cell_opens(view: Opened) -> None:
     """Opening a failing cell shows the difference as the terminal does: pointer, expected, got."""
-    cell = view.page.locator("td.o-failed").first
+    cell = view.page.locator("#problem-table td.o-failed").first
     failure = cell.locator("pre.failure")
     assert not failure.is_visible(), "the difference shows before the cell is opened"
     cell.locator("summary").click()
@@ -153,51 +174,74 @@ def check_failing_cell_opens(view: Opened) -> None:
     assert cell.locator("pre.ops").is_visible(), "the ops sent are not shown"
 
 
-def test_the_disagreement_filter_hides_agreeing_rows(opened: Opened) -> None:
-    check_disagreement_filter(opened)
+CHECKS: dict[str, tuple[str, Callable[[Opened], None], tuple[str, str]]] = {
+    # name: (view, check, a break of the page that the check must catch)
+    "default-view": ("default", check_default_view, (' folded" hidden', ' folded"')),
+    "fold-opens": (
+        "default",
+        check_fold_opens,
+        ('unfold(button, button.getAttribute("aria-expanded") !== "true");', ""),
+    ),
+    "anchor-scrolls": (
+        "default",
+        check_anchor_scrolls,
+        ('window.addEventListener("hashchange", reveal);', ""),
+    ),
+    "expected-reason": (
+        "baseline",
+        check_expected_failure_reason,
+        ('<td class="reason">', '<td class="reason" hidden>'),
+    ),
+    "newly-failing": (
+        "comparison",
+        check_newly_failing,
+        ('<ul class="newly-failing">', '<ul class="newly-failing" hidden>'),
+    ),
+    "failing-cell": (
+        "default",
+        check_failing_cell_opens,
+        ('<pre class="failure">', '<pre class="diff">'),
+    ),
+}
 
 
-def test_only_failures_leaves_failing_rows(opened: Opened) -> None:
-    opened.page.check("#only-failures")
-    assert opened.visible('tr.case[data-failing="0"]') == 0
-    assert opened.visible('tr.case[data-failing="1"]') > 0
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_the_page_passes_the_check(view: Callable[[str], Opened], name: str) -> None:
+    which, check, _ = CHECKS[name]
+    check(view(which))
 
 
-def test_a_failing_cell_opens_its_difference(opened: Opened) -> None:
-    check_failing_cell_opens(opened)
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_the_check_fails_on_a_page_broken_for_it(
+    browser: Any, pages: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    which, check, (old, new) = CHECKS[name]
+    assert old in pages[which], f"the break of {name} no longer applies to the page"
+    opened = Opened(browser, pages[which].replace(old, new), tmp_path)
+    try:
+        with pytest.raises(AssertionError):
+            check(opened)
+    finally:
+        opened.page.close()
+
+
+def test_no_path_shows_that_the_command_line_did_not_give(
+    pages: dict[str, str], runs: tuple[Path, dict[str, list[str]]]
+) -> None:
+    directory = runs[0]
+    for html in pages.values():
+        for path in (directory, Path.cwd(), Path(__file__).parents[2], Path.home()):
+            assert str(path) not in html, f"{path} is on the page"
+        assert not re.search(r"[\s>(\"]/(home|tmp|work|usr|root)/", html)
 
 
 def test_the_page_asks_for_nothing_but_itself(
-    opened: Opened, tmp_path_factory: pytest.TempPathFactory
+    view: Callable[[str], Opened], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    opened.page.check("#only-disagree")
-    opened.page.locator("td.o-failed summary").first.click()
+    opened = view("default")
+    opened.page.locator("#problem-table td.o-failed summary").first.click()
+    opened.page.locator("#tests button.unfold").first.click()
     artifacts = Path(os.environ.get("DSH_TEST_ARTIFACTS") or tmp_path_factory.getbasetemp())
     artifacts.mkdir(parents=True, exist_ok=True)
     opened.page.screenshot(path=str(artifacts / "summary-page.png"), full_page=True)
     assert opened.requests == [opened.url]
-
-
-@pytest.mark.parametrize(
-    ("broken", "check"),
-    [
-        (('disagree.addEventListener("change", applyFilters);', ""), check_disagreement_filter),
-        (('<pre class="failure">', '<pre class="diff">'), check_failing_cell_opens),
-    ],
-    ids=["filter-never-applied", "cell-without-difference"],
-)
-def test_the_checks_fail_on_a_broken_page(
-    browser: Any,
-    html: str,
-    tmp_path: Path,
-    broken: tuple[str, str],
-    check: Callable[[Opened], None],
-) -> None:
-    old, new = broken
-    assert old in html
-    view = Opened(browser, html.replace(old, new), tmp_path)
-    try:
-        with pytest.raises(AssertionError):
-            check(view)
-    finally:
-        view.page.close()
