@@ -1,5 +1,8 @@
-"""The JavaScript example harness (`examples/node-harness/`) judged the way a harness author would.
+"""The JavaScript example harnesses of `examples/`, judged the way a harness author would.
 
+`examples/first-harness/` is the harness guide's first step: the handshake, and the cases made of
+`assemble` ops alone (the built-in sections); everything else honestly skipped.
+`examples/node-harness/` is the guide's worked example.
 It implements PROMPT-STRICT-RENDER and PROMPT-TOOL-ORDER and answers every other case `skipped`:
 `dsh-conformance smoke` must accept it, the suite's report must say both contracts conform (with
 no test of theirs skipped), every other example case it was sent must be an honest skip, and the
@@ -23,15 +26,42 @@ from conformance.run.runner import main
 pytestmark = pytest.mark.slow
 
 NODE = shutil.which("node")
-HARNESS = Path(__file__).parents[2] / "examples" / "node-harness" / "harness.mjs"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+HARNESS = EXAMPLES / "node-harness" / "harness.mjs"
+FIRST = EXAMPLES / "first-harness" / "harness.mjs"
 RUNNER = (sys.executable, "-m", "conformance.run.runner")
 CONTRACTS = ("PROMPT-STRICT-RENDER", "PROMPT-TOOL-ORDER")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: the example needs it")
 
 
-def _command() -> str:
+def _command(harness: Path = HARNESS) -> str:
     assert NODE is not None
-    return f"{NODE} {HARNESS}"
+    return f"{NODE} {harness}"
+
+
+@needs_node
+def test_the_first_harness_passes_smoke_and_its_one_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["smoke", "--impl", _command(FIRST)]) == 0
+    out = capsys.readouterr().out
+    assert "  smoke/render: protocol ok, case skipped" in out
+    assert "  smoke/unknown-op: ok" in out
+    report = tmp_path / "first.json"
+    case = "registry/builtin-sections-by-default"
+    run = subprocess.run(
+        [*RUNNER, "--impl", _command(FIRST), "--case", case, "--conformance-json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    (implementation,) = json.loads(report.read_text())["implementations"]
+    ran = {
+        r["test"]: r["outcome"] for r in implementation["results"] if r["outcome"] != "deselected"
+    }
+    assert ran == {f"test_example[{case}]": "passed"}
 
 
 @needs_node
