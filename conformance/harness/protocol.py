@@ -87,7 +87,8 @@ def parse_handshake(message: Json) -> Handshake:
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"the implementation speaks protocol {message.get('protocol')!r}; "
-            f"this suite speaks protocol {PROTOCOL_VERSION}"
+            f"this suite speaks protocol {PROTOCOL_VERSION} "
+            "(conformance/PROTOCOL.md, 'Versioning')"
         )
     implementation = message.get("implementation")
     capabilities = message.get("capabilities")

@@ -65,7 +65,7 @@ _STATUS_ORDER: Final[tuple[Status, ...]] = (
     "conforms",
 )
 
-#: The JSON report's format; bumped when a field changes meaning (see README, "The JSON report").
+#: The JSON report's format; bumped when a field changes meaning (docs/guide/reports.md).
 REPORT_FORMAT: Final = 3
 
 
@@ -290,7 +290,7 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self, suite: dict[str, Any] | None = None) -> str:
-        """The JSON report (its format is described in the README, "The JSON report")."""
+        """The JSON report (its format is described in docs/guide/reports.md)."""
         implementations = []
         for label in self.labels():
             tallies = self.tally(label)

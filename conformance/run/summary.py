@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from ..judge.case import CONTRACT_IDS
 from ..judge.jsontext import dumps
+from .options import see
 from .report import OUTCOMES, PROBLEMS, RAN, REPORT_FORMAT, selection_line, worst_status
 
 Json = Any
@@ -299,6 +300,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="dsh-conformance summary",
         description="Merge JSON reports (--conformance-json) into one comparison.",
+        epilog=f"Documentation: {see('Comparing runs', 'guide/summary.md')}.",
     )
     parser.add_argument("reports", nargs="+", metavar="REPORT.json")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
