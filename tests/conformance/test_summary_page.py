@@ -7,13 +7,13 @@ themselves shown able to fail, on pages broken on purpose. A screenshot of the p
 pytest's base temporary directory (or ``$DSH_TEST_ARTIFACTS``).
 
 Marked ``browser``: the development fast subset leaves it out; CI runs it (``.ci/run`` installs
-Chromium and sets ``DSH_REQUIRE_BROWSER``, so a missing browser fails there instead of skipping).
+Chromium and sets ``DSH_REQUIRE_BROWSER``, so a missing browser fails there instead of skipping;
+the ``browser`` fixture is in ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -34,24 +34,6 @@ IMPLEMENTATIONS = (
     "wrong_impls:FarthestLayerWins",
     "wrong_impls:LastListenerOutermost",
 )
-#: Flags that keep a headless Chromium off the network on a closed machine.
-QUIET_CHROMIUM = (
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--no-sandbox",
-)
-
-
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        message = "Debian's chromium is not installed (apt-get install chromium)"
-        if os.environ.get("DSH_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -93,16 +75,6 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 @pytest.fixture(scope="module")
 def html(reports: list[str]) -> str:
     return render_page(load(reports), command=["dsh-conformance", "summary", *reports])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium()
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=executable, args=list(QUIET_CHROMIUM))
-        yield launched
-        launched.close()
 
 
 class Opened:

@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,26 +80,6 @@ def test_the_summary_page_example_comes_from_a_real_run(site: Path) -> None:
         assert "No screenshot" in shown
 
 
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        message = "Debian's chromium is not installed (apt-get install chromium)"
-        if os.environ.get("DSH_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium()
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
 @pytest.mark.browser
 def test_a_reader_goes_from_a_contract_to_a_case_and_back(
     site: Path, browser: Any, tmp_path_factory: pytest.TempPathFactory
@@ -115,21 +94,24 @@ def test_a_reader_goes_from_a_contract_to_a_case_and_back(
 
         page.goto((site / "contracts" / f"{CONTRACT}.html").as_uri())
         first = catalog()[f"{CONTRACT}.1"]
-        assert page.get_by_text(first.text).first.is_visible()
+        page.get_by_text(first.text).first.wait_for(state="visible")
         page.screenshot(path=str(artifacts / "docs-contract.png"))
         case = first.cases[0]
         page.locator(f"#req-1 ~ p a:has-text('{case}')").first.click()
-        assert page.url.endswith(f"cases/render.html#case-render--{case.split('/')[1]}")
-        assert page.locator(f"h2:has-text('{case}')").is_visible()
+        page.wait_for_url(f"**/cases/render.html#case-render--{case.split('/')[1]}")
+        page.locator(f"h2:has-text('{case}')").wait_for(state="visible")
         page.screenshot(path=str(artifacts / "docs-case.png"))
         page.get_by_role("link", name=f"{CONTRACT}.1", exact=True).first.click()
-        assert page.url.endswith(f"contracts/{CONTRACT}.html#req-1")
+        page.wait_for_url(f"**/contracts/{CONTRACT}.html#req-1")
 
         page.goto((site / "harness" / "index.html").as_uri())
         assert page.locator("h1").first.inner_text().startswith("Writing a harness")
         assert page.locator("pre code:has-text('capabilities: [\"registry\"]')").count() == 1
         page.screenshot(path=str(artifacts / "docs-harness.png"))
         page.locator("a[href$='#case-registry--builtin-sections-by-default']").first.click()
-        assert page.locator("h2:has-text('registry/builtin-sections-by-default')").is_visible()
+        page.wait_for_url("**/cases/registry.html#case-registry--builtin-sections-by-default")
+        page.locator("h2:has-text('registry/builtin-sections-by-default')").wait_for(
+            state="visible"
+        )
     finally:
         page.close()
