@@ -8,7 +8,8 @@ code point. `dsh-conformance summary --format html` renders the report, which th
 where they disagree", opens a failing cell and takes the screenshot the guide shows
 (`guide/summary-example.png`). Without Chromium (or Node) the guide says so instead of showing a
 picture, and the build still passes; CI has both (`DSH_REQUIRE_BROWSER=1` makes their absence an
-error). Nothing is drawn by hand, and nothing is written into the source tree.
+error). Nothing is drawn by hand, and nothing is written into the source tree. The run is made
+once per process: `mkdocs serve` rebuilds a page without running the suite again.
 """
 
 from __future__ import annotations
@@ -99,8 +100,14 @@ def _screenshot(page: Path, target: Path) -> bool:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    _made.clear()
-    _missing.clear()
+    if not _made:  # once per process: `mkdocs serve` rebuilds without running the suite again
+        _make()
+    for path, content in _made.items():
+        files.append(File.generated(config, path, content=content))
+    return files
+
+
+def _make() -> None:
     with tempfile.TemporaryDirectory(prefix="dsh-docs-summary-") as name:
         directory = Path(name)
         page = _page(directory)
@@ -111,9 +118,6 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             _missing.append("Chromium or Playwright (the screenshot)")
     if _missing and os.environ.get("DSH_REQUIRE_BROWSER"):
         raise RuntimeError(f"DSH_REQUIRE_BROWSER is set, and missing: {', '.join(_missing)}")
-    for path, content in _made.items():
-        files.append(File.generated(config, path, content=content))
-    return files
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
