@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// A conformance harness in JavaScript, for `dsh-conformance --impl "node examples/node-harness/harness.mjs"`.
+// A conformance harness in JavaScript:
+//   dsh-conformance --impl "node examples/node-harness/harness.mjs"
 //
 // It speaks conformance/PROTOCOL.md over standard input and output, one JSON message per line:
 // `start` is answered with the capabilities it declares, each `run` with one observation per op
@@ -18,13 +19,16 @@ const STARTED = {
 };
 
 // The cases this example answers, by id: those of its two contracts (`dsh-conformance --list
-// --contract PROMPT-STRICT-RENDER --contract PROMPT-TOOL-ORDER` lists them) and the smoke lines it can run.
+// --contract PROMPT-STRICT-RENDER --contract PROMPT-TOOL-ORDER` lists them) and the smoke
+// lines it can run.
 const ANSWERED = [
   /^render\//,
   /^tool-order\//,
   /^property\/(render|tool-order)-/,
   /^registry\/config-tool-?order-/i,
-  /^variables\/(empty-string-is-a-value|nearest-no-value-overrides-farther-value|evaluated-once-per-assembly)$/,
+  /^variables\/empty-string-is-a-value$/,
+  /^variables\/nearest-no-value-overrides-farther-value$/,
+  /^variables\/evaluated-once-per-assembly$/,
   /^smoke\/(render|errors|scopes-tools-listener|unknown-op)$/,
 ];
 
@@ -75,7 +79,9 @@ function run(ops) {
         return { ok: true };
       case "assemble":
       case "await": {
-        if (op.op === "assemble") assemblies.set(op.assembly, attempt(() => registry.assemble(op.scope)));
+        if (op.op === "assemble") {
+          assemblies.set(op.assembly, attempt(() => registry.assemble(op.scope)));
+        }
         const result = assemblies.get(op.assembly);
         return result.error ? result : { assembly: assemblyJson(result.value) };
       }

@@ -118,7 +118,9 @@ export class Registry {
   count(provider) {
     const calls = (this.calls.get(provider) ?? 0) + 1;
     this.calls.set(provider, calls);
-    if (provider.id !== undefined) this.evaluations.set(provider.id, this.evaluations.get(provider.id) + 1);
+    if (provider.id !== undefined) {
+      this.evaluations.set(provider.id, this.evaluations.get(provider.id) + 1);
+    }
     return calls;
   }
 
@@ -127,7 +129,9 @@ export class Registry {
     if (typeof provider === "string") return provider; // static text is never "evaluated"
     if (provider.effects || provider.waitFor) throw new Unsupported("provider effects and waits");
     const calls = this.count(provider);
-    if (provider.fails !== undefined) throw new ContractError("scripted-failure", undefined, provider.fails);
+    if (provider.fails !== undefined) {
+      throw new ContractError("scripted-failure", undefined, provider.fails);
+    }
     if (provider.sequence) return provider.sequence[Math.min(calls, provider.sequence.length) - 1];
     return provider.returns;
   }
@@ -174,7 +178,9 @@ export class Registry {
 /** A listener's edit of the payload (PROTOCOL.md, LISTENER); only those this example needs. */
 function applyEdit(payload, edit) {
   if (edit.append) payload[edit.append].push(edit.item);
-  else if (edit.remove) payload[edit.remove] = payload[edit.remove].filter((e) => e.name !== edit.name);
+  else if (edit.remove) {
+    payload[edit.remove] = payload[edit.remove].filter((e) => e.name !== edit.name);
+  }
   else if (edit.reverse) payload[edit.reverse].reverse();
   else if (edit.replace) payload[edit.replace] = edit.items;
   else throw new Unsupported(`listener edit ${JSON.stringify(edit)}`);

@@ -32,7 +32,8 @@ export function interpolate(text, variables, where) {
       out += valueOf(text.slice(open + 2, inner), variables, where);
       at = inner + 2;
     } else if (lastClose >= open + 2) {
-      throw new ContractError("render-malformed-reference", where, `'{{' at ${open} opens no group`);
+      const message = `'{{' at ${open} opens no group, and a '}}' follows`;
+      throw new ContractError("render-malformed-reference", where, message);
     } else {
       out += "{{";
       at = open + 2;

@@ -4,8 +4,9 @@
 // is what JavaScript's `<` on strings compares, and `Array.prototype.sort` is stable, which keeps
 // schemas sharing a name in collection order. "With `toolOrder`: every listed name other than the
 // marker must be in the union of all providers' `knownNames` (else `tool-order-unknown-name`, at
-// assembly); a known name that is absent in this scope is simply skipped; listed tools appear at
-// their listed positions and every unlisted visible tool appears at the marker, in code-unit order."
+// assembly); a known name that is absent in this scope is simply skipped; listed tools appear
+// at their listed positions and every unlisted visible tool appears at the marker, in code-unit
+// order."
 
 import { ContractError } from "./render.mjs";
 
