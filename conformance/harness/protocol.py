@@ -83,7 +83,10 @@ STOP_MESSAGE: Final = {"type": "stop"}
 
 def parse_handshake(message: Json) -> Handshake:
     if not isinstance(message, dict) or message.get("type") != "started":
-        raise ProtocolError(f"expected a 'started' message in answer to 'start', got {message!r}")
+        raise ProtocolError(
+            f"expected a 'started' message in answer to 'start', got {message!r} "
+            "(conformance/PROTOCOL.md, 'Messages')"
+        )
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"the implementation speaks protocol {message.get('protocol')!r}; "

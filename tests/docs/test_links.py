@@ -95,3 +95,25 @@ def test_every_page_the_suite_names_exists() -> None:
     }
     assert named
     assert [(str(s), page) for s, page in named if not (ROOT / page).is_file()] == []
+
+
+#: A section of the protocol as the code names it: `PROTOCOL.md, "Heading"` (or 'Heading').
+PROTOCOL_SECTION = re.compile(r"""PROTOCOL\.md, (["'])(.+?)\1""")
+
+
+def test_every_protocol_section_the_code_names_exists() -> None:
+    protocol = (ROOT / "conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
+    headings = {
+        match.group(1).replace("`", "").lower()
+        for match in re.finditer(r"^#{1,6}\s+(.*?)\s*$", protocol, re.MULTILINE)
+    }
+    named = {
+        (str(source.relative_to(ROOT)), match.group(2))
+        for folder in ("conformance", "reference")
+        for source in (ROOT / folder).rglob("*.*")
+        if source.suffix in (".py", ".json")
+        for match in PROTOCOL_SECTION.finditer(source.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 5
+    missing = [(s, name) for s, name in named if name.replace("`", "").lower() not in headings]
+    assert missing == []
