@@ -30,7 +30,7 @@ from conformance.judge.case import CONTRACT_IDS, Case
 from conformance.judge.jsontext import dumps
 from conformance.requirements import catalog, data_file
 from conformance.requirements.requirement import split_test_key
-from conformance.run.catalog import exported_case, other_tests, properties
+from conformance.run.catalog import checked_contracts, exported_case, other_tests, properties
 
 #: The suite's loopback server's address as the HTTP cases' pages show it (a run picks a port).
 LOOPBACK = "http://127.0.0.1:PORT"
@@ -130,7 +130,9 @@ def contracts_index() -> str:
         by_contract[requirement.contract].append(requirement)
     cases: dict[str, int] = defaultdict(int)
     for case in every_case():
-        for contract in case.contracts:
+        # As `--list` counts them: a loop case also counts for the request check run on it.
+        tagged = checked_contracts(case) if isinstance(case, Case) else case.contracts
+        for contract in tagged:
             cases[contract] += 1
     lines = [
         "# The contracts",
@@ -139,7 +141,7 @@ def contracts_index() -> str:
         "project's words, with the sentence of CONTRACTS.md it restates and what checks it. A "
         "report's failing test names its requirements; their pages link back to the cases.",
         "",
-        "| contract ID | requirements | unchecked | example cases |",
+        "| contract ID | requirements | unchecked | cases |",
         "|---|---|---|---|",
     ]
     for contract in CONTRACT_IDS:
@@ -148,7 +150,14 @@ def contracts_index() -> str:
         lines.append(
             f"| {contract_link(contract, base)} | {len(found)} | {unchecked} | {cases[contract]} |"
         )
-    lines += ["", "The suite's tests that are not example cases: [Tests](tests.md).", ""]
+    lines += [
+        "",
+        "*cases* counts the example cases and the HTTP cases (`deepseek-http/…`) that check the "
+        "contract, a loop case also under the contracts of the request check run on it, as "
+        "`dsh-conformance --list` does. The suite's other tests (property tests, goldens, timing, "
+        "the live cache check) are on each contract's page and in [Tests](tests.md).",
+        "",
+    ]
     return "\n".join(lines)
 
 
