@@ -4,7 +4,8 @@ The ops carry the expectations the differential oracle compared against (``again
 observations in the cases' view), so the case fails on the implementation for the reason fuzzing
 found; the contract IDs are those of the rule it broke (`contracts_of`). The expectations come
 from another implementation, so a case is a draft: the suite's rule is that expected values are
-worked out by hand from CONTRACTS.md, and the README says how to make a draft permanent.
+worked out by hand from CONTRACTS.md, and the documentation ('Generated scenarios',
+docs/guide/fuzz.md) says how to make a draft permanent.
 
 An ``http`` scenario runs inside loopback servers the suite starts (`conformance.fuzz.http`), so
 its draft is written as the suite's own HTTP cases are (`http_case`: an `HttpCase` of
@@ -366,7 +367,7 @@ def _lone_escapes(value: Json) -> tuple[bytes, ...]:
 #: What a written case's header says of where it goes.
 _DRAFT: Final = (
     "A draft case written by `dsh-conformance fuzz`: move it into {where} once every expectation "
-    'is worked out by hand from CONTRACTS.md (see the README, "Generated scenarios").'
+    "is worked out by hand from CONTRACTS.md (see 'Generated scenarios', docs/guide/fuzz.md)."
 )
 #: Why an ``http`` case is written without its export.
 NOT_EXPORTED: Final = (

@@ -83,11 +83,15 @@ STOP_MESSAGE: Final = {"type": "stop"}
 
 def parse_handshake(message: Json) -> Handshake:
     if not isinstance(message, dict) or message.get("type") != "started":
-        raise ProtocolError(f"expected a 'started' message in answer to 'start', got {message!r}")
+        raise ProtocolError(
+            f"expected a 'started' message in answer to 'start', got {message!r} "
+            "(conformance/PROTOCOL.md, 'Messages')"
+        )
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"the implementation speaks protocol {message.get('protocol')!r}; "
-            f"this suite speaks protocol {PROTOCOL_VERSION}"
+            f"this suite speaks protocol {PROTOCOL_VERSION} "
+            "(conformance/PROTOCOL.md, 'Versioning')"
         )
     implementation = message.get("implementation")
     capabilities = message.get("capabilities")

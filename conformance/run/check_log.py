@@ -37,6 +37,7 @@ from typing import Any, BinaryIO, Final, TextIO
 from ..harness.process import MAX_LINE_BYTES
 from ..judge.logfold import RULES, LogFold
 from ..judge.nesting import MAX_NESTING, nesting_problem
+from .options import see
 
 Json = Any
 
@@ -70,6 +71,7 @@ def main(argv: list[str]) -> int:
         prog="dsh-conformance check-log",
         description="Validate recorded session logs (JSON lines or a JSON array) against the "
         "session-log rules of the contracts.",
+        epilog=f"Documentation: {see('Checking a session log', 'guide/check-log.md')}.",
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="a session log file, or - for standard input"

@@ -43,6 +43,7 @@ from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import Case
 from ..judge.jsontext import dumps
 from .catalog import exported_case, file_name
+from .options import see
 
 
 def main(argv: list[str]) -> int:
@@ -51,6 +52,7 @@ def main(argv: list[str]) -> int:
         description="Run generated scenarios on an implementation, judged by the suite's own "
         "checks and against another implementation; stop at the first divergence, shrink it, "
         "and write it as a draft case.",
+        epilog=f"Documentation: {see('Generated scenarios', 'guide/fuzz.md')}.",
     )
     parser.add_argument("--impl", required=True, metavar="SPEC", help="the implementation")
     parser.add_argument(

@@ -13,6 +13,12 @@ from typing import Any, Final
 from ..harness.protocol import DEFAULT_TIMEOUT
 
 
+def see(title: str, page: str) -> str:
+    """A documentation page, as help and errors name it: its title, and its file under ``docs/``
+    (a checkout has it; ``mkdocs build`` makes the site from it)."""
+    return f"'{title}' (docs/{page})"
+
+
 def seconds(text: str) -> float:
     """``--case-timeout``, ``--start-timeout``: a positive, finite number of seconds (``nan``
     would never expire)."""

@@ -70,9 +70,9 @@ _STATUS_ORDER: Final[tuple[Status, ...]] = (
     "conforms",
 )
 
-#: The JSON report's format; bumped when a field changes meaning or is added (see README, "The
-#: JSON report"). 4 added ``handshake``, ``baseline`` (of an implementation) and a result's
-#: ``baseline``; format 3 is still read (`READABLE_FORMATS`), the new fields absent.
+#: The JSON report's format; bumped when a field changes meaning or is added
+#: (docs/guide/reports.md). 4 added ``handshake``, ``baseline`` (of an implementation) and a
+#: result's ``baseline``; format 3 is still read (`READABLE_FORMATS`), the new fields absent.
 REPORT_FORMAT: Final = 4
 READABLE_FORMATS: Final = (3, 4)
 
@@ -334,7 +334,7 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self, suite: dict[str, Any] | None = None) -> str:
-        """The JSON report (its format is described in the README, "The JSON report")."""
+        """The JSON report (its format: docs/guide/reports.md)."""
         implementations = []
         for label in self.labels():
             tallies = self.tally(label)

@@ -45,6 +45,7 @@ def export_cases(argv: list[str]) -> int:
     """``export-cases DIR [--contract ID]…``: every example case as a JSON file."""
     from ..judge.case import known_contracts
     from .catalog import PROPERTIES_NOTE, export
+    from .options import see
 
     parser = argparse.ArgumentParser(
         prog="dsh-conformance export-cases",
@@ -52,7 +53,8 @@ def export_cases(argv: list[str]) -> int:
         "observations with their comparison rules, contract IDs, why), the rules "
         "(COMPARISON.md), the JSON Schemas of the files and a Node runner, for a test runner "
         "in another language.",
-        epilog=PROPERTIES_NOTE,
+        epilog=f"{PROPERTIES_NOTE} Documentation: "
+        f"{see('Running the cases in another language', 'export/index.md')}.",
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--contract", action="append", default=[], metavar="ID")
@@ -131,14 +133,25 @@ def version() -> str:
 
 def print_help() -> int:
     """The suite's own options first; pytest's are one flag away (``--help-pytest``)."""
-    from .options import OPTIONS
+    from .options import OPTIONS, see
 
     parser = argparse.ArgumentParser(
         prog="dsh-conformance",
         usage=argparse.SUPPRESS,
         description=_USAGE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Any pytest option works too (-k, -x, --junitxml PATH, …): see --help-pytest.",
+        epilog="\n".join(
+            (
+                "Any pytest option works too (-k, -x, --junitxml PATH, …): see --help-pytest.",
+                "",
+                "Documentation: every option and exit code in "
+                + see("Running the suite", "guide/index.md")
+                + ";",
+                f"the report in {see('Reading the reports', 'guide/reports.md')}; "
+                "a harness of your own in",
+                f"{see('Writing a harness', 'harness/index.md')} and conformance/PROTOCOL.md.",
+            )
+        ),
         add_help=False,
     )
     group = parser.add_argument_group("options")

@@ -3,8 +3,8 @@
 The first thing a harness author runs: it needs no pytest knowledge, stops at the first problem,
 and shows everything the implementation printed (the offending line, the stderr tail) instead of
 a table. After the case it replays ``conformance/smoke.jsonl`` (PROTOCOL.md, "Smoke file"), as
-the README recommends. A harness that honestly skips what it cannot run yet (a stub) speaks the
-protocol: that is "protocol ok, case skipped", not a failure.
+the harness guide recommends (docs/harness/index.md). A harness that honestly skips what it cannot
+run yet (a stub) speaks the protocol: that is "protocol ok, case skipped", not a failure.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..harness.transport import Implementation, load_implementation
 from ..judge.case import mismatches
 from ..judge.jsontext import dumps
 from .execute import failure_message, format_context
-from .options import seconds
+from .options import seconds, see
 
 Json = Any
 
@@ -70,7 +70,8 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    epilog = f"Documentation: {see('Writing a harness', 'harness/index.md')}."
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
     parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")
     parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     return parser

@@ -29,6 +29,7 @@ from typing import Final
 from .compare import compare
 from .markdown import comparison, markdown
 from .merged import SummaryError, load
+from .options import see
 from .page import page
 
 FORMATS: Final = ("markdown", "html", "json")
@@ -41,7 +42,8 @@ def main(argv: list[str]) -> int:
         prog="dsh-conformance summary",
         description="Merge JSON reports (--conformance-json) into one comparison.",
         epilog="Exit status: 0; with --compare, 1 when NEW fails or errors a test OLD did not "
-        "fail (and NEW's baseline does not expect it); 2 when a report cannot be read or merged.",
+        "fail (and NEW's baseline does not expect it); 2 when a report cannot be read or merged. "
+        f"Documentation: {see('Comparing runs', 'guide/summary.md')}.",
     )
     parser.add_argument("reports", nargs="+", metavar="REPORT.json")
     parser.add_argument("--format", choices=FORMATS, default="markdown")

@@ -19,7 +19,7 @@ Json = Any
 _UNSET: Final = object()
 
 #: What a case needs (`Case.requires`) when it uses the registry ops and fields protocol 1.1
-#: added, or blocks in a provider (PROTOCOL.md, "Capabilities").
+#: added, or blocks in a provider (PROTOCOL.md, "`start` → `started`").
 REGISTRY_1_1: Final = ("registry", "registry-1.1")
 REGISTRY_1_2: Final = ("registry", "registry-1.1", "registry-1.2")
 SESSION_1_2: Final = ("session", "session-1.2")

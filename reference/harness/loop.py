@@ -1,4 +1,4 @@
-"""The ``loop`` capability of the reference harness (conformance/PROTOCOL.md, "The loop").
+"""The ``loop`` capability of the reference harness (PROTOCOL.md, "The `loop` capability").
 
 A translator, not a model: each op builds or drives a `reference.loop.Agent` from the scenario's
 data. An agent's scope is a registry scope named after it, so the registry ops of the same case

@@ -1,4 +1,4 @@
-"""The ``registry`` capability of the reference harness (conformance/PROTOCOL.md, "Ops").
+"""The ``registry`` capability of the reference harness (conformance/PROTOCOL.md, "Scenario ops").
 
 A translator, not a model: scripted providers and listeners are closures built from the scenario's
 data, and every provider and listener with an ``id`` is counted and records what it was given (the

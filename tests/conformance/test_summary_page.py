@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,24 +29,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 #: A case ``FarthestLayerWins`` fails (the nearest layer must win; it lets the farthest win),
 #: which the "last release" run skipped: the comparison must list it as newly failing.
 NEWLY_FAILING = "test_example[scopes/nearest-section-wins-on-a-chain-of-three]"
-#: Flags that keep a headless Chromium off the network on a closed machine.
-QUIET_CHROMIUM = (
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--no-sandbox",
-)
-
-
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        message = "Debian's chromium is not installed (apt-get install chromium)"
-        if os.environ.get("DSH_REQUIRE_BROWSER"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +42,6 @@ def pages(runs: tuple[Path, dict[str, list[str]]]) -> dict[str, str]:
     """Each view's page, as ``dsh-conformance summary`` writes it."""
     directory, views = runs
     return {name: make_page(directory, arguments) for name, arguments in views.items()}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium()
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=executable, args=list(QUIET_CHROMIUM))
-        yield launched
-        launched.close()
 
 
 class Opened:
