@@ -1,13 +1,13 @@
 """MkDocs hook: the summary page's example, made from a real run when the site is built.
 
 The suite runs on a small selection (the tests of PROMPT-STRICT-RENDER and PROMPT-TOOL-ORDER)
-against three implementations: the reference, the JavaScript example harness of `examples/node-
-harness/` and a wrong implementation of the gallery that sorts tool names by code point. `dsh-
-conformance summary --format html` renders the report, which the site carries as `guide/summary-
-example.html`; with Debian's Chromium present, Playwright opens it (the page opens with the verdict
-and the failing tests), opens a failing cell and takes the screenshot the guide shows
-(`guide/summary-example.png`). Without Chromium (or Node) the guide says so instead of showing a
-picture, and the build still passes; CI has both (`DSH_REQUIRE_BROWSER=1` makes their absence an
+against three implementations: the reference, the JavaScript example harness of
+`examples/node-harness/` and a wrong implementation of the gallery that sorts tool names by code
+point. `dsh-conformance summary --format html` renders the report, which the site carries as
+`guide/summary-example.html`; with Debian's Chromium present, Playwright opens it (the page opens
+with the verdict and the failing tests), opens a failing cell and takes the screenshot the guide
+shows (`guide/summary-example.png`). Without Chromium (or Node) the guide says so instead of showing
+a picture, and the build still passes; CI has both (`DSH_REQUIRE_BROWSER=1` makes their absence an
 error). Nothing is drawn by hand, and nothing is written into the source tree. The run is made once
 per process: `mkdocs serve` rebuilds a page without running the suite again.
 """
