@@ -277,7 +277,7 @@ class SessionLog:
         seq = len(self._events)
         where = f"seq {seq}"
         given = [None if value is NULL else value for value in (surface_op, source_event_seqs)]
-        _check_lossless(type, data, *given, where)
+        _check_lossless(type, data, given[0], given[1], where)
         _check_not_legacy(type, data, where)
         _check_shape(type, data, where)
         op, seqs = _check_surface_metadata(type, surface_op, source_event_seqs, seq, where)
