@@ -222,6 +222,61 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-route-less-agent-proposes-an-empty-route",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "An agent created without a provider or model proposes it as the empty string "
+            '(`{provider: "", model: ""}` before any waterfall listener runs): its `agent/request` '
+            "hook is given that proposal (PROTOCOL.md, `hook-calls`), passes it through, and the "
+            "build fails (`UNKNOWN`)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], config={}, request=["pass"]),
+            lp.followup("a", "hi"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "requestHook": [
+                        {"turn": 1, "step": 1, "proposal": {"provider": "", "model": ""}}
+                    ]
+                },
+            ),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            'The route is checked after the `agent/request` waterfall ("no provider or model '
+            'after the `agent/request` waterfall" fails the build): an agent created without '
+            "one whose hook sets a provider and a model builds, logs and sends the request "
+            "with that route."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], config={}, request=[{"set": dict(lp.CONFIG)}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_answered_turn(1, "hi", 1), requests=[{"dispatchSeq": 5}]),
+        ),
+    ),
+    Case(
+        id="loop/an-empty-route-after-the-request-hook-counts-as-none",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "After the `agent/request` waterfall an empty provider or model counts as none: a "
+            'hook that sets the model to `""` fails the build (`UNKNOWN`, no header, no context, '
+            "no request), though the agent has a model of its own."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"set": {"model": ""}}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
         id="loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
         contracts=BUILD,
         requires=LOOP_12,
@@ -740,6 +795,36 @@ CASES = [
                 requests=[],
             ),
         ),
+    ),
+    *(
+        Case(
+            id=f"loop/dispose-while-{what}-waits-writes-nothing-for-the-attempt",
+            contracts=BUILD,
+            requires=LOOP_12,
+            why=(
+                'LOOP-REQUEST-BUILD: "A cancel or disposal while the `agent/request` waterfall '
+                "or the model resolution waits ends the turn `aborted` with the cause once it "
+                'settles: no header, context or request is written for that attempt." Here the '
+                f"owner disposes of the agent while {what} waits for the turn's abort signal."
+            ),
+            ops=(
+                lp.agent("a", model=[HELLO], **waiting),
+                lp.followup("a", "hi"),
+                lp.dispose("a"),
+                lp.observe(
+                    "a",
+                    log=[*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.DISPOSED))],
+                    requests=[],
+                ),
+            ),
+        )
+        for what, waiting in (
+            ("the-request-hook", {"request": [{"waitFor": {"abort": True}}]}),
+            (
+                "model-resolution",
+                {"adapters": {"scripted": {"resolve": {"waitFor": {"abort": True}}}}},
+            ),
+        )
     ),
     Case(
         id="loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",

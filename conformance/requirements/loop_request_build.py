@@ -166,6 +166,7 @@ REQUIREMENTS: Final = (
         "any other throw",
         cases=(
             "loop/a-route-less-agent-fails-the-build",
+            "loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
             "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
             "loop/a-throwing-request-hook-fails-the-build",
             "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
@@ -222,6 +223,34 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
             "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.17",
+        "An agent without a provider or model proposes each it lacks as the empty string to the "
+        "`agent/request` waterfall, and after the waterfall an empty provider or model counts "
+        "as none (the build fails).",
+        _SECTION,
+        "An agent created without a provider or model proposes it as the empty string "
+        '(`{provider: "", model: ""}` before any waterfall listener runs), and after the '
+        "waterfall an empty provider or model counts as none.",
+        cases=(
+            "loop/a-route-less-agent-proposes-an-empty-route",
+            "loop/an-empty-route-after-the-request-hook-counts-as-none",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.18",
+        "A cancel or a disposal while the `agent/request` waterfall or the model resolution "
+        "waits ends the turn aborted with its cause once it settles, with no header, context or "
+        "request for that attempt (a cancel: PROMPT-CANCEL-TEST's cases).",
+        _SECTION,
+        "A cancel or disposal while the `agent/request` waterfall or the model resolution waits "
+        "ends the turn `aborted` with the cause once it settles: no header, context or request "
+        "is written for that attempt.",
+        cases=(
+            "loop/dispose-while-the-request-hook-waits-writes-nothing-for-the-attempt",
+            "loop/dispose-while-model-resolution-waits-writes-nothing-for-the-attempt",
         ),
     ),
 )
