@@ -62,6 +62,7 @@ REQUIREMENTS: Final = (
             "loop/a-request-hook-switching-only-the-provider-writes-request-context",
             "loop/request-state-reads-the-folded-header-and-context",
             "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
             "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
         ),
     ),
@@ -123,9 +124,13 @@ REQUIREMENTS: Final = (
         "equal the route and its effort was not marked as an adapter default",
         cases=(
             "loop/new-instance-restores-the-effort-for-the-same-route",
+            "loop/new-instance-restores-the-effort-for-the-same-route-under-an-effort-set",
             "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
             "loop/new-instance-restores-no-adapter-default-effort",
+            "loop/new-instance-restores-no-adapter-default-effort-under-an-effort-set",
             "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
+            "loop/new-instance-keeps-its-own-effort-over-the-logged-one-under-an-effort-set",
         ),
     ),
     Requirement(

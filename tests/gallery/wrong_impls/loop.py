@@ -52,7 +52,11 @@ def ToolsLeftOutOfTheBuild(build, self, turn, step, assembly, *rest):
     return build(self, turn, step, dataclasses.replace(assembly, tools=[]), *rest)
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-keeps-its-own-effort-over-the-logged-one")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
+    "loop/new-instance-keeps-its-own-effort-over-the-logged-one-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def RestoredEffortWins(seed_of, self):
     """A new instance restores the logged effort (same route, not an adapter default) even over
@@ -602,14 +606,22 @@ def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[
     return seed
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-the-effort-for-the-same-route")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-the-effort-for-the-same-route",
+    "loop/new-instance-restores-the-effort-for-the-same-route-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def EffortNeverRestored(seed_of, self):
     """A new loop instance proposes only its agent's config: no effort restored from the log."""
     return seed_of(self) if self._header_logged else _own_config(self)
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-effort-for-another-model")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-no-effort-for-another-model",
+    "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def EffortRestoredForAnyRoute(seed_of, self):
     """A new loop instance restores the logged effort whatever the logged provider and model."""
@@ -617,7 +629,11 @@ def EffortRestoredForAnyRoute(seed_of, self):
     return seed_of(self) if self._header_logged else restored
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-adapter-default-effort")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-no-adapter-default-effort",
+    "loop/new-instance-restores-no-adapter-default-effort-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def AdapterDefaultEffortRestored(seed_of, self):
     """A new loop instance restores the logged effort even when it was an adapter default."""
