@@ -620,7 +620,8 @@ class Agent:
     def check_route(self, proposed: dict[str, Any]) -> None:
         """LOOP-REQUEST-BUILD: "A request build that fails — no provider or model after the
         `agent/request` waterfall, ... — is not a request error: ... no header or context is
-        written for it, and the turn ends as for any other throw": checked before resolution."""
+        written for it, and the turn ends as for any other throw": checked before resolution
+        ("after the waterfall an empty provider or model counts as none")."""
         if not proposed.get("provider") or not proposed.get("model"):
             raise NoRoute(f"no provider/model for the request: {proposed!r}")
 
@@ -630,7 +631,9 @@ class Agent:
         After this instance logged its header: the folded header's config minus the fields the
         adapter filled in (they are filled in again). Before: the agent's own config, with a
         ``reasoningEffort`` restored from the log for the same provider and model when the agent
-        sets none and the log's was not an adapter default (`upstream/loop-and-session.md` §7.2).
+        sets none and the log's was not an adapter default (`upstream/loop-and-session.md` §7.2),
+        and ``""`` for a provider or model it has none of (LOOP-REQUEST-BUILD: "An agent created
+        without a provider or model proposes it as the empty string").
         """
         persisted = self.log.request_header()
         if self._header_logged and persisted is not None:
@@ -639,6 +642,9 @@ class Agent:
                 key: value for key, value in persisted["config"].items() if not markers.get(key)
             }
         seed: dict[str, Any] = snapshot(self.config)
+        # "An agent created without a provider or model proposes it as the empty string".
+        for key in ("provider", "model"):
+            seed.setdefault(key, "")
         if (
             "reasoningEffort" not in seed
             and persisted is not None

@@ -205,16 +205,22 @@ class SessionLog:
         """Validate and append one event; return it as logged.
 
         ``surface_op`` and ``source_event_seqs`` are the event's surface metadata as JSON (or a
-        `SurfaceReplace`); ``None`` means the key is absent. Raises `ContractError` with the
-        session error kind of the first failing rule, having changed nothing.
+        `SurfaceReplace`); ``None`` means the key is absent, `NULL` that it is given as ``null``.
+        Raises `ContractError` with the session error kind of the first failing rule, having
+        changed nothing.
         """
         op_json = surface_op.to_json() if isinstance(surface_op, SurfaceReplace) else surface_op
         return self._admit(type, data, op_json, source_event_seqs, time, ignorable=False)
 
     def _admit_seeded(self, index: int, raw: Mapping[str, Any]) -> None:
-        """One seeded event, in CONTRACTS.md's order: "A seed is checked for `session-non-json`
-        first, then for these [`session-event-invalid`] (and `session-legacy-header`), then for
-        `seq-not-contiguous`, then against the surface rules" (`_admit`)."""
+        """One seeded event, through every check before the next event's ("The seed is checked
+        event by event, each event through all of these before the next"), in CONTRACTS.md's
+        order: "A seed is checked for `session-non-json` first, then for these
+        [`session-event-invalid`] (and `session-legacy-header`), then for `seq-not-contiguous`,
+        then against the surface rules" (`_admit`). "Within one event, a `request/header-delta`
+        is `session-legacy-header` before its envelope is checked, and a `request/header` whose
+        envelope or payload is malformed is `session-event-invalid` even when its reason is
+        `fallback`"."""
         where = f"seed event #{index}"
         if not isinstance(raw, dict):
             raise _invalid(where, "an event is a JSON object")
@@ -222,14 +228,13 @@ class SessionLog:
         _check_lossless(
             str(type), raw.get("data"), raw.get("surfaceOp"), raw.get("sourceEventSeqs"), where
         )
+        if type == "request/header-delta":
+            _check_not_legacy(type, raw.get("data"), where)
         unknown = sorted(set(raw) - ENVELOPE_KEYS)
         if unknown:
             raise _invalid(where, f"unknown envelope key(s) {unknown}")
         if "data" not in raw:
             raise _invalid(where, "no `data`")
-        nulls = sorted(key for key in ("surfaceOp", "sourceEventSeqs") if raw.get(key, 0) is None)
-        if nulls:
-            raise _invalid(where, f"{nulls} written as null: an absent field is omitted")
         if not isinstance(type, str):
             raise _invalid(where, "`type` must be a string")
         seq, time = _as_seq(raw.get("seq")), _as_integer(raw.get("time"))
@@ -244,8 +249,8 @@ class SessionLog:
             )
         if raw.get("ignorable", True) is not True:
             raise _invalid(where, "`ignorable`, when present, is `true`")
+        _check_shape(type, _legacy_reason_aside(type, raw["data"]), where)
         _check_not_legacy(type, raw["data"], where)
-        _check_shape(type, raw["data"], where)
         if seq != index:
             raise ContractError(
                 "seq-not-contiguous", f"{where} has seq {seq!r}, expected {index}", where=where
@@ -253,8 +258,8 @@ class SessionLog:
         self._admit(
             type,
             raw["data"],
-            raw.get("surfaceOp"),
-            raw.get("sourceEventSeqs"),
+            surface_field(raw, "surfaceOp"),
+            surface_field(raw, "sourceEventSeqs"),
             time,
             ignorable="ignorable" in raw,
         )
@@ -271,7 +276,8 @@ class SessionLog:
     ) -> SessionEvent:
         seq = len(self._events)
         where = f"seq {seq}"
-        _check_lossless(type, data, surface_op, source_event_seqs, where)
+        given = [None if value is NULL else value for value in (surface_op, source_event_seqs)]
+        _check_lossless(type, data, given[0], given[1], where)
         _check_not_legacy(type, data, where)
         _check_shape(type, data, where)
         op, seqs = _check_surface_metadata(type, surface_op, source_event_seqs, seq, where)
@@ -367,6 +373,27 @@ def loop_instance_starts(events: Sequence[SessionEvent]) -> list[int]:
 # -- the rules, one function each ------------------------------------------------------------
 
 
+class GivenNull:
+    """A `surfaceOp` or `sourceEventSeqs` given as JSON ``null``, apart from the field left out
+    (``None``). CONTRACTS.md, "The session log": "one given as `null` is given, and the surface
+    rules judge it (`surface-op-forbidden` on a type that may not carry it, else
+    `surface-replace-invalid` for a `surfaceOp`, `source-seqs-invalid` for `sourceEventSeqs`),
+    not `session-event-invalid`"."""
+
+    def __repr__(self) -> str:
+        return "null"
+
+
+#: The one `GivenNull`.
+NULL: Final = GivenNull()
+
+
+def surface_field(event: Mapping[str, Any], key: str) -> Json:
+    """An event's ``surfaceOp`` or ``sourceEventSeqs`` as an append takes it: ``None`` when the
+    event leaves it out, `NULL` when it holds ``null``."""
+    return NULL if key in event and event[key] is None else event.get(key)
+
+
 def _check_lossless(
     type: str, data: Json, surface_op: Json, source_event_seqs: Json, where: str
 ) -> None:
@@ -396,6 +423,14 @@ def _check_not_legacy(type: str, data: Json, where: str) -> None:
             f"{where}: {type} uses the unsupported legacy header format",
             where=where,
         )
+
+
+def _legacy_reason_aside(type: str, data: Json) -> Json:
+    """A seeded event's ``data`` as its shape is checked: a `request/header`'s reason `fallback`
+    read as a current one, since `_check_not_legacy` judges it after the shape."""
+    if type == "request/header" and isinstance(data, dict) and data.get("reason") == "fallback":
+        return {**data, "reason": "change"}
+    return data
 
 
 def _check_shape(type: str, data: Json, where: str) -> None:

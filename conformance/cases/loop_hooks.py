@@ -225,6 +225,61 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/a-route-less-agent-proposes-an-empty-route",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "An agent created without a provider or model proposes it as the empty string "
+            '(`{provider: "", model: ""}` before any waterfall listener runs): its `agent/request` '
+            "hook is given that proposal (PROTOCOL.md, `hook-calls`), passes it through, and the "
+            "build fails (`UNKNOWN`)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], config={}, request=["pass"]),
+            lp.followup("a", "hi"),
+            lp.hook_calls(
+                "a",
+                expect={
+                    "requestHook": [
+                        {"turn": 1, "step": 1, "proposal": {"provider": "", "model": ""}}
+                    ]
+                },
+            ),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
+        id="loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            'The route is checked after the `agent/request` waterfall ("no provider or model '
+            'after the `agent/request` waterfall" fails the build): an agent created without '
+            "one whose hook sets a provider and a model builds, logs and sends the request "
+            "with that route."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], config={}, request=[{"set": dict(lp.CONFIG)}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_answered_turn(1, "hi", 1), requests=[{"dispatchSeq": 5}]),
+        ),
+    ),
+    Case(
+        id="loop/an-empty-route-after-the-request-hook-counts-as-none",
+        contracts=BUILD,
+        requires=LOOP_12,
+        why=(
+            "After the `agent/request` waterfall an empty provider or model counts as none: a "
+            'hook that sets the model to `""` fails the build (`UNKNOWN`, no header, no context, '
+            "no request), though the agent has a model of its own."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO], request=[{"set": {"model": ""}}]),
+            lp.followup("a", "hi"),
+            lp.observe("a", log=_failed_build(), requests=[]),
+        ),
+    ),
+    Case(
         id="loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
         contracts=BUILD,
         requires=LOOP_12,
@@ -744,15 +799,50 @@ CASES = [
             ),
         ),
     ),
+    *(
+        Case(
+            id=f"loop/dispose-while-{what}-waits-writes-nothing-for-the-attempt",
+            contracts=BUILD,
+            requires=LOOP_12,
+            why=(
+                'LOOP-REQUEST-BUILD: "A cancel or disposal while the `agent/request` waterfall '
+                "or the model resolution waits ends the turn `aborted` with the cause once it "
+                'settles: no header, context or request is written for that attempt." Here the '
+                f"owner disposes of the agent while {what} waits for the turn's abort signal."
+            ),
+            ops=(
+                lp.agent("a", model=[HELLO], **waiting),
+                lp.followup("a", "hi"),
+                lp.dispose("a"),
+                lp.observe(
+                    "a",
+                    log=[*OPENING, lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.DISPOSED))],
+                    requests=[],
+                ),
+            ),
+        )
+        for what, waiting in (
+            ("the-request-hook", {"request": [{"waitFor": {"abort": True}}]}),
+            (
+                "model-resolution",
+                {"adapters": {"scripted": {"resolve": {"waitFor": {"abort": True}}}}},
+            ),
+        )
+    ),
     Case(
         id="loop/cancel-while-a-tool-runs-keeps-its-result-and-aborts",
         contracts=CANCEL,
         requires=LOOP_12,
         why=(
-            "A cancel while a tool call runs (upstream notes 7.4, not stated by CONTRACTS.md): "
-            "the tool is given the turn's signal; a call already started runs to completion "
-            "and its result is committed, then the step ends and the turn ends aborted, with no "
-            "further request."
+            'PROMPT-RETRY-BOUNDARY: "If the turn is cancelled while a tool call runs, that call '
+            "still commits one `tool/result` citing it — the tool's own result or a "
+            "cancellation result (`isError: true`); which one is the implementation's choice, "
+            "and the suite compares neither its content nor `isError` — then the step ends and "
+            'the turn ends `aborted` with the cause, sending no further request." The tool is '
+            "given the turn's signal and settles on its abort. Compared: the event types (one "
+            "`tool/result` after the `tool/call`), the log's end, the one request; not the "
+            "result's message (so not its citation either: the view has no wildcard for a "
+            "message whose content is the implementation's)."
         ),
         ops=(
             lp.agent(
@@ -764,11 +854,9 @@ CASES = [
             lp.cancel("a"),
             lp.observe(
                 "a",
-                log=[
-                    *_turn_with_tools()[:12],  # 0-11
-                    lp.step_end(1, 1),  # 12
-                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 13
-                ],
+                types=[event["type"] for event in _turn_with_tools()[:12]]
+                + ["step/end", "turn/end"],
+                tail=[lp.step_end(1, 1), lp.turn_end(1, lp.aborted(lp.USER_CANCEL))],
                 requests=[{"dispatchSeq": 5}],
             ),
         ),

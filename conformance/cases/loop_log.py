@@ -78,6 +78,28 @@ def _resumed_turn(config: Json, resumed: Json) -> list[Json]:
     ]
 
 
+#: The effort set of the adapters of the effort rules' cases under a set (ADAPTERS_ENTRY
+#: `efforts`, loop-1.3): it holds every effort those cases use.
+EFFORTS = ["low", "high"]
+_NO_SET = (
+    " The adapter names no effort set, so every effort passes resolution (PROTOCOL.md, "
+    'ADAPTERS_ENTRY `efforts`: "without `efforts` every effort passes"); the same case under '
+    "an effort set holding these efforts is `-under-an-effort-set`."
+)
+_UNDER_A_SET = (
+    ' Every adapter here names the effort set `["low", "high"]` (ADAPTERS_ENTRY `efforts`), '
+    "which holds each effort used: the rule is the same under a set as without one."
+)
+
+
+def _adapters(adapter: Json, efforts: list[str] | None) -> Json:
+    """The agent's adapter fields: ``adapter`` as the one adapter, or (with ``efforts``) as the
+    route's provider's ADAPTERS_ENTRY with that effort set."""
+    if efforts is None:
+        return {"adapter": adapter}
+    return {"adapters": {lp.CONFIG["provider"]: {**adapter, "efforts": efforts}}}
+
+
 #: Two tool schemas an agent's scope offers (`read` sorts before `write`).
 READ_TOOL = s.schema("read", "Read a file.")
 WRITE_TOOL = s.schema("write", "Write a file.")
@@ -258,7 +280,10 @@ CASES = [
             "without the fields it marks as adapter defaults (marked defaults are re-resolved): "
             "the adapter fills them in and marks them again, so the next turn's canonical header "
             "equals the folded one and no `change` header is written; both requests carry the "
-            "resolved values."
+            "resolved values. The adapter names no effort set, so its default effort passes "
+            '(ADAPTERS_ENTRY `efforts`: "without `efforts` every effort passes"); '
+            "loop/a-route-switch-is-resolved-by-the-new-providers-adapter fills defaults under "
+            "effort sets."
         ),
         ops=(
             lp.agent(
@@ -323,18 +348,25 @@ CASES = [
     ),
     *[
         Case(
-            id=f"loop/new-instance-{name}",
+            id=f"loop/new-instance-{name}" + ("-under-an-effort-set" if efforts else ""),
             contracts=BUILD,
-            requires=LOOP,
-            why=why,
+            requires=(*LOOP, "loop-1.2", "loop-1.3") if efforts else LOOP,
+            why=why + (_UNDER_A_SET if efforts else _NO_SET if "effort" in name else ""),
             ops=(
-                lp.agent("a1", model=[HELLO], config=first, adapter=adapter),
+                lp.agent("a1", model=[HELLO], config=first, **_adapters(adapter, efforts)),
                 lp.followup("a1", "one"),
-                lp.agent("a2", model=[HELLO], seed={"agent": "a1"}, config=second),
+                lp.agent(
+                    "a2",
+                    model=[HELLO],
+                    seed={"agent": "a1"},
+                    config=second,
+                    **(_adapters({}, efforts) if efforts else {}),
+                ),
                 lp.followup("a2", "two"),
                 lp.observe("a2", tail=_resumed_turn(second, resumed)),
             ),
         )
+        for efforts in (None, EFFORTS)
         for name, first, adapter, second, resumed, why in (
             (
                 "restores-the-effort-for-the-same-route",
@@ -391,6 +423,7 @@ CASES = [
                 "so its header has none.",
             ),
         )
+        if not efforts or "effort" in name
     ],
     Case(
         id="loop/empty-system-and-tools-are-absent-from-header-and-request",

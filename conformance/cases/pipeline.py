@@ -439,11 +439,11 @@ CASES: list[Case] = [
             s.counts(expect=s.evaluations(clock=2)),
         ),
     ),
-    # -- a listener that throws (LISTENER `fails`, loop-1.2) -------------------------------------
+    # -- a listener that throws (LISTENER `fails`, registry-1.4) ---------------------------------
     Case(
         id="pipeline/a-throwing-listener-rejects-the-assembly",
         contracts=PIPELINE,
-        requires=("registry", "loop", "loop-1.2"),
+        requires=("registry", "registry-1.4"),
         why=(
             "The waterfall's result is the assembly's: a listener that throws instead of "
             "returning one (PROTOCOL.md, LISTENER `fails`: it throws an error with that message, "

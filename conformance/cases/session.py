@@ -33,6 +33,12 @@ SEED_INVALID = (
     "`session-event-invalid` (seeding): a seeded event whose envelope or core payload is malformed."
 )
 
+NULL_GIVEN = (
+    "A `surfaceOp` or `sourceEventSeqs` given as `null` is given, and the surface rules judge it "
+    "(`surface-op-forbidden` on a type that may not carry it, else `surface-replace-invalid` for "
+    "a `surfaceOp`, `source-seqs-invalid` for `sourceEventSeqs`), not `session-event-invalid`."
+)
+
 U0, U1, U2 = (s.user_message(f"u{n}", f"message {n}") for n in range(3))
 TURN = {"turn": 1}
 STEP = {"turn": 1, "step": 1}
@@ -738,6 +744,60 @@ CASES: list[Case] = [
         s.SESSION_1_2,
     ),
     _case(
+        "seed-is-checked-event-by-event",
+        "The seed is checked event by event, each event through all of these before the next: "
+        "the first event that fails any check decides (an earlier event's wrong `seq` is "
+        "reported before a later event's malformed payload, and the other way round).",
+        [
+            s.session_seed(
+                [_seeded(5, "x/note", {}), _seeded(1, "user/message", {**U0, "id": ""})],
+                expect=s.error("seq-not-contiguous"),
+            ),
+            s.session_seed(
+                [_seeded(0, "user/message", {**U0, "id": ""}), _seeded(5, "x/note", {})],
+                expect=s.error("session-event-invalid"),
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "seed-legacy-header-checks-within-one-event",
+        "Within one event, a `request/header-delta` is `session-legacy-header` before its "
+        "envelope is checked, and a `request/header` whose envelope or payload is malformed is "
+        "`session-event-invalid` even when its reason is `fallback` (that is "
+        "`session-legacy-header` only for a well-formed one).",
+        [
+            *(
+                s.session_seed([event], expect=s.error("session-legacy-header"))
+                for event in (
+                    {**_seeded(0, "request/header-delta", {}), "extra": 1},
+                    {
+                        key: v
+                        for key, v in _seeded(0, "request/header-delta", {}).items()
+                        if key != "time"
+                    },
+                )
+            ),
+            *(
+                s.session_seed([event], expect=s.error("session-event-invalid"))
+                for event in (
+                    {
+                        **_seeded(
+                            0, "request/header", {"header": HEADER_ONE, "reason": "fallback"}
+                        ),
+                        "extra": 1,
+                    },
+                    _seeded(
+                        0,
+                        "request/header",
+                        {"header": {"config": {"model": "m"}}, "reason": "fallback"},
+                    ),
+                )
+            ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
         "seed-negative-zero-is-checked-before-seq",
         "`-0.0` is legal JSON text, but the -0 it parses to is not lossless JSON "
         "(`session-non-json`, in `data` as in the surface metadata); a seed is checked for "
@@ -753,18 +813,21 @@ CASES: list[Case] = [
         ],
     ),
     _case(
-        "seed-optional-field-written-as-null-is-session-event-invalid",
-        SEED_INVALID + " In a serialized log an absent optional field is omitted, never `null`: "
-        "a seeded event whose `surfaceOp` or `sourceEventSeqs` is `null` is malformed, not the "
-        "field left out.",
+        "seed-optional-field-written-as-null-is-judged-by-the-surface-rules",
+        NULL_GIVEN + " A seeded event's `surfaceOp` or `sourceEventSeqs` written as `null` is "
+        "neither the field left out nor a malformed envelope.",
         [
             s.session_seed(
                 [{**_seeded(0, "x/note", {}), "surfaceOp": None}],
-                expect=s.error("session-event-invalid"),
+                expect=s.error("surface-op-forbidden"),
+            ),
+            s.session_seed(
+                [{**_seeded(0, "user/message", U0), "surfaceOp": None}],
+                expect=s.error("surface-replace-invalid"),
             ),
             s.session_seed(
                 [{**_seeded(0, "user/message", U0, surfaceOp="append"), "sourceEventSeqs": None}],
-                expect=s.error("session-event-invalid"),
+                expect=s.error("source-seqs-invalid"),
             ),
         ],
         s.SESSION_1_2,
@@ -934,6 +997,31 @@ CASES: list[Case] = [
                     {"type": "user/message", "seq": 1, "data": U0, "surfaceOp": "append"},
                 )
             ),
+        ],
+        s.SESSION_1_2,
+    ),
+    _case(
+        "an-option-given-as-null-is-judged-by-the-surface-rules",
+        NULL_GIVEN + " An appended event's `surfaceOp` or `sourceEventSeqs` given as `null` is "
+        "not the option left out, and nothing is logged.",
+        [
+            s.session_append(
+                "turn/start", TURN, surface_op=None, expect=s.error("surface-op-forbidden")
+            ),
+            s.session_append(
+                "turn/start", TURN, source_seqs=None, expect=s.error("surface-op-forbidden")
+            ),
+            s.session_append(
+                "user/message", U0, surface_op=None, expect=s.error("surface-replace-invalid")
+            ),
+            s.session_append(
+                "user/message",
+                U0,
+                surface_op="append",
+                source_seqs=None,
+                expect=s.error("source-seqs-invalid"),
+            ),
+            s.session_log(expect=s.events()),
         ],
         s.SESSION_1_2,
     ),

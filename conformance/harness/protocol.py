@@ -28,6 +28,7 @@ CAPABILITIES: Final = (
     "registry",
     "registry-1.1",
     "registry-1.2",
+    "registry-1.4",
     "async-providers",
     "session",
     "session-1.2",

@@ -19,10 +19,12 @@ And the pairing, both ways: "A request is dispatched immediately before its atte
 event, and the requests of one loop instance pair with its attempts in order. A request cancelled
 before its first chunk leaves no event". Requests are only dispatched in the live loop instance, so
 its attempts and the reported requests are walked together: each request pairs with the attempt
-starting exactly at its ``dispatchSeq``; an attempt no request pairs with is a violation, and so is
-a request with no attempt there, unless it is the last request of its turn and the turn ended
-``aborted`` (or has not ended yet) without model output after it: the one request a cancel may
-leave without events.
+starting at its ``dispatchSeq``, or after events outside the core vocabulary only ("Events
+outside the core vocabulary, which an implementation may log at any time, may stand between a
+dispatch and its attempt's first event"), which end no attempt either; an attempt no request
+pairs with is a violation, and so is a request with no attempt there, unless it is the last
+request of its turn and the turn ended ``aborted`` (or has not ended yet) without model output
+after it: the one request a cancel may leave without events.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from . import headers
 from .jsontext import show
 from .jsonvalues import strict_equal
 from .logfold import LogFold, seeded_length
+from .logview import CORE_TYPES
 
 Json = Any
 
@@ -99,7 +102,7 @@ def _pairing_problems(log: list[Json], requests: list[Json], live: int) -> list[
             continue  # already reported as a bad dispatchSeq
         while attempts and attempts[0] < seq:
             found.append(_unrequested(attempts.pop(0), f"request #{index} is dispatched at {seq}"))
-        if attempts and attempts[0] == seq:
+        if attempts and _outside_the_core(log[seq : attempts[0]]):
             attempts.pop(0)
         elif not _cancelled_before_a_chunk(log, seq, _next_dispatch(requests, index)):
             after = f"the next attempt starts at seq {attempts[0]}" if attempts else "none follows"
@@ -113,6 +116,13 @@ def _pairing_problems(log: list[Json], requests: list[Json], live: int) -> list[
                 )
             )
     return found + [_unrequested(seq, "no request is dispatched there") for seq in attempts]
+
+
+def _outside_the_core(events: list[Json]) -> bool:
+    """Whether only events outside the core vocabulary stand between a dispatch and an attempt:
+    "Events outside the core vocabulary, which an implementation may log at any time, may stand
+    between a dispatch and its attempt's first event" (LOGGEDLOOP-REQUEST-INVARIANT)."""
+    return all(_type(event) not in CORE_TYPES for event in events)
 
 
 def _unrequested(seq: int, why: str) -> RequestViolation:
@@ -156,6 +166,8 @@ def attempt_starts(log: list[Json]) -> list[int]:
     starts, inside = [], False
     for seq, event in enumerate(log):
         kind = _type(event)
+        if kind not in CORE_TYPES:
+            continue  # "an implementation may log [them] at any time": they end no attempt
         data = event.get("data") if isinstance(event, dict) else None
         if kind == "assistant/chunk":
             if not inside:

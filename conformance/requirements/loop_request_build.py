@@ -62,6 +62,7 @@ REQUIREMENTS: Final = (
             "loop/a-request-hook-switching-only-the-provider-writes-request-context",
             "loop/request-state-reads-the-folded-header-and-context",
             "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
             "loop/a-request-hook-switching-the-model-sticks-for-later-turns",
         ),
     ),
@@ -123,9 +124,13 @@ REQUIREMENTS: Final = (
         "equal the route and its effort was not marked as an adapter default",
         cases=(
             "loop/new-instance-restores-the-effort-for-the-same-route",
+            "loop/new-instance-restores-the-effort-for-the-same-route-under-an-effort-set",
             "loop/new-instance-restores-no-effort-for-another-model",
+            "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
             "loop/new-instance-restores-no-adapter-default-effort",
+            "loop/new-instance-restores-no-adapter-default-effort-under-an-effort-set",
             "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
+            "loop/new-instance-keeps-its-own-effort-over-the-logged-one-under-an-effort-set",
         ),
     ),
     Requirement(
@@ -166,6 +171,7 @@ REQUIREMENTS: Final = (
         "any other throw",
         cases=(
             "loop/a-route-less-agent-fails-the-build",
+            "loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
             "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
             "loop/a-throwing-request-hook-fails-the-build",
             "loop/a-resolution-failing-with-the-model-layer-failure-ends-the-turn-with-it",
@@ -222,6 +228,34 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
             "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.17",
+        "An agent without a provider or model proposes each it lacks as the empty string to the "
+        "`agent/request` waterfall, and after the waterfall an empty provider or model counts "
+        "as none (the build fails).",
+        _SECTION,
+        "An agent created without a provider or model proposes it as the empty string "
+        '(`{provider: "", model: ""}` before any waterfall listener runs), and after the '
+        "waterfall an empty provider or model counts as none.",
+        cases=(
+            "loop/a-route-less-agent-proposes-an-empty-route",
+            "loop/an-empty-route-after-the-request-hook-counts-as-none",
+        ),
+    ),
+    Requirement(
+        "LOOP-REQUEST-BUILD.18",
+        "A cancel or a disposal while the `agent/request` waterfall or the model resolution "
+        "waits ends the turn aborted with its cause once it settles, with no header, context or "
+        "request for that attempt (a cancel: PROMPT-CANCEL-TEST's cases).",
+        _SECTION,
+        "A cancel or disposal while the `agent/request` waterfall or the model resolution waits "
+        "ends the turn `aborted` with the cause once it settles: no header, context or request "
+        "is written for that attempt.",
+        cases=(
+            "loop/dispose-while-the-request-hook-waits-writes-nothing-for-the-attempt",
+            "loop/dispose-while-model-resolution-waits-writes-nothing-for-the-attempt",
         ),
     ),
 )

@@ -215,7 +215,6 @@ REQUIREMENTS: Final = (
         "integer in 0..2^53 \u2212 1",
         cases=(
             "session/seed-malformed-envelope-is-session-event-invalid",
-            "session/seed-optional-field-written-as-null-is-session-event-invalid",
             "session/seed-event-that-is-not-an-object-is-session-event-invalid",
             "session/seed-seq-at-the-bound-is-well-formed",
             "session/seed-time-at-the-bound-is-accepted",
@@ -270,6 +269,40 @@ REQUIREMENTS: Final = (
         "A `surfaceOp` or `sourceEventSeqs` *option* given with an absent value (JavaScript's "
         '`undefined`, a language\'s "no value") is the option not given',
         cases=("session/an-option-given-as-absent-is-not-given",),
+    ),
+    Requirement(
+        "ROOT-MODEL.25",
+        "A `surfaceOp` or `sourceEventSeqs` given as `null`, in an append or a seed, is given: "
+        "the surface rules judge it (surface-op-forbidden, surface-replace-invalid, "
+        "source-seqs-invalid), never session-event-invalid.",
+        _LOG,
+        "one given as `null` is given, and the surface rules judge it (`surface-op-forbidden` on "
+        "a type that may not carry it, else `surface-replace-invalid` for a `surfaceOp`, "
+        "`source-seqs-invalid` for `sourceEventSeqs`), not `session-event-invalid`",
+        cases=(
+            "session/an-option-given-as-null-is-judged-by-the-surface-rules",
+            "session/seed-optional-field-written-as-null-is-judged-by-the-surface-rules",
+        ),
+    ),
+    Requirement(
+        "ROOT-MODEL.26",
+        "A seed is checked event by event: the first event that fails any check names the "
+        "error, whatever later events hold.",
+        _LOG,
+        "The seed is checked event by event, each event through all of these before the next: "
+        "the first event that fails any check decides",
+        cases=("session/seed-is-checked-event-by-event",),
+    ),
+    Requirement(
+        "ROOT-MODEL.27",
+        "Within one seeded event, a `request/header-delta` is session-legacy-header whatever its "
+        "envelope, and a `request/header` with reason `fallback` is session-legacy-header only "
+        "when its envelope and payload are well-formed (else session-event-invalid).",
+        _LOG,
+        "Within one event, a `request/header-delta` is `session-legacy-header` before its "
+        "envelope is checked, and a `request/header` whose envelope or payload is malformed is "
+        "`session-event-invalid` even when its reason is `fallback`",
+        cases=("session/seed-legacy-header-checks-within-one-event",),
     ),
     Requirement(
         "ROOT-MODEL.23",

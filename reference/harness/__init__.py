@@ -39,6 +39,7 @@ PROTOCOL_VERSION: Final = 1
 #: ``registry-1.1``: the registry ops and fields added by protocol 1.1 (``registry-1.2``: an
 #: `assemble` op passes `agent` only for an agent's own scope); ``async-providers``: a
 #: provider may block (``waitFor``), which the reference allows (providers may be awaitables);
+#: ``registry-1.4``: a LISTENER's ``fails`` without a loop (a throwing listener rejects `assemble`);
 #: ``session``: the session log, the request header and the runtime-context projection
 #: (``session-1.2``: the `session-event-invalid` kind and an option injected as absent);
 #: ``loop``: the logged loop (agents, scripted model, cancel, the log and the requests);
@@ -49,6 +50,7 @@ CAPABILITIES: Final = (
     "registry",
     "registry-1.1",
     "registry-1.2",
+    "registry-1.4",
     "async-providers",
     "session",
     "session-1.2",

@@ -117,8 +117,8 @@ class SessionOps:
         logged = self.log.append(
             event["type"],
             event.get("data"),
-            surface_op=option(event.get("surfaceOp")),
-            source_event_seqs=option(event.get("sourceEventSeqs")),
+            surface_op=option(session.surface_field(event, "surfaceOp")),
+            source_event_seqs=option(session.surface_field(event, "sourceEventSeqs")),
         )
         if self.projection is not None:
             self.projection.observe(logged)

@@ -205,3 +205,34 @@ def test_an_attempt_no_request_pairs_with_is_a_violation_naming_its_seq() -> Non
         logged["seq"] = seq
     log[7]["sourceEventSeqs"] = [5, 6]
     assert (-1, 8, "attempt") in violations(log, requests)
+
+
+# CONTRACTS.md: "Events outside the core vocabulary, which an implementation may log at any time,
+# may stand between a dispatch and its attempt's first event."
+
+
+def with_event_at(seq: int, type_: str, data: Any) -> tuple[list[Any], list[Any]]:
+    """The run with one more event at ``seq`` (the events after it renumbered)."""
+    log, requests = run()
+    log.insert(seq, event(seq, type_, data))
+    for index, logged in enumerate(log):
+        logged["seq"] = index
+    log[8]["sourceEventSeqs"] = [6, 7] if seq <= 5 else [5, 7]
+    return log, requests
+
+
+def test_an_event_outside_the_core_may_stand_between_a_dispatch_and_its_first_chunk() -> None:
+    log, requests = with_event_at(5, "inbox/spliced", {"messages": 1})
+    assert attempt_starts(log) == [6]
+    assert violations(log, requests) == []
+
+
+def test_an_event_outside_the_core_inside_an_attempt_ends_no_attempt() -> None:
+    log, requests = with_event_at(6, "inbox/spliced", {"messages": 1})
+    assert attempt_starts(log) == [5]
+    assert violations(log, requests) == []
+
+
+def test_a_core_event_between_a_dispatch_and_its_first_chunk_is_still_a_violation() -> None:
+    log, requests = with_event_at(5, "request/context", {"provider": "p", "model": "n"})
+    assert (0, 5, "attempt") in violations(log, requests)

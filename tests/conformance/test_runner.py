@@ -66,6 +66,18 @@ class Declares12Only(Driver):
     capabilities = tuple(c for c in REFERENCE_CAPABILITIES if c != "loop-1.3")
 
 
+class RegistryOnly13(Driver):
+    """A registry-only harness written for protocol 1.3: no loop, no ``registry-1.4``."""
+
+    capabilities = ("registry", "registry-1.1", "registry-1.2")
+
+
+class RegistryOnly14(Driver):
+    """A registry-only harness written for protocol 1.4."""
+
+    capabilities = (*RegistryOnly13.capabilities, "registry-1.4")
+
+
 class HangsOnOneCase(Driver):
     """Never answers the case ``registry/builtin-sections-by-default``; answers the rest."""
 
@@ -254,6 +266,20 @@ def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(
     for case_id in added:
         assert outcomes[f"test_example[{case_id}]"] == "not applicable", outcomes
     assert "errored" not in outcomes.values(), outcomes
+
+
+def test_a_throwing_listener_is_judged_on_a_registry_only_harness_from_1_4_on(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    # PROTOCOL.md, 1.4: a LISTENER's `fails` without a loop needs `registry-1.4`, not `loop-1.2`.
+    case = "pipeline/a-throwing-listener-rejects-the-assembly"
+    for driver, outcome in (("RegistryOnly13", "not applicable"), ("RegistryOnly14", "passed")):
+        args = ("--impl", f"test_runner:{driver}", "--case", case)
+        status, output, report = run_runner(warm_runner, tmp_path, *args)
+        outcomes = {r["test"]: r["outcome"] for r in report["implementations"][0]["results"]}
+        assert status == 0, output
+        assert outcomes.pop(f"test_example[{case}]") == outcome
+        assert set(outcomes.values()) == {"deselected"}
 
 
 def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_ones(

@@ -397,7 +397,6 @@ class TestSeeding:
             {"type": "x", "seq": "0", "time": 0, "data": {}},
             {"type": 1, "seq": 0, "time": 0},
             {"type": "x", "seq": 0, "time": 0, "data": {}, "ignorable": False},
-            {"type": "x", "seq": 0, "time": 0, "data": {}, "surfaceOp": None},
             ["not", "an", "object"],
         ],
     )
@@ -405,6 +404,13 @@ class TestSeeding:
         with pytest.raises(ContractError) as info:
             SessionLog.from_seed([event])
         assert info.value.kind == "session-event-invalid"
+
+    def test_a_surface_field_written_as_null_is_judged_by_the_surface_rules(self) -> None:
+        with pytest.raises(ContractError) as info:
+            SessionLog.from_seed(
+                [{"type": "x", "seq": 0, "time": 0, "data": {}, "surfaceOp": None}]
+            )
+        assert info.value.kind == "surface-op-forbidden"
 
 
 class TestSurfaceAndMessages:

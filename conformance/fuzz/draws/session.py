@@ -210,7 +210,9 @@ class Session:
             # index: `seq-not-contiguous`.
             event["seq"] = pick([event["seq"] + 1, 2**53 - 1])
         elif defect == "legacy":
-            event.update(type="request/header", data={"header": {}, "reason": "fallback"})
+            # Well-formed: a malformed fallback header is `session-event-invalid` (ROOT-MODEL).
+            header = {"config": dict(lp.CONFIG)}
+            event.update(type="request/header", data={"header": header, "reason": "fallback"})
             event.pop("surfaceOp", None)
             event.pop("sourceEventSeqs", None)
             if chance(30):  # checked before the seq: still `session-legacy-header`

@@ -204,6 +204,36 @@ class AbortedFailureLoggedAsError(Driver):
         loop.ABORTED = "(no failure code)"  # type: ignore[misc]
 
 
+@patched(loop.Agent, "_chunks")
+async def InboxNoteBeforeTheFirstChunk(
+    chunks: Callable[..., AsyncIterator[Json]], agent: loop.Agent, request: Json, signal: Any
+) -> AsyncIterator[Json]:
+    """Every attempt logs an event outside the core vocabulary (an upstream-style inbox splice
+    that moves nothing) between its request's dispatch and its first chunk."""
+    first = True
+    async for chunk in chunks(agent, request, signal):
+        if first:
+            agent.append("agent/inbox/spliced", {"target": "next-step", "start": 0, "inserted": []})
+            first = False
+        yield chunk
+
+
+@patched(loop.Agent, "__init__")
+def CancelledToolGetsACancellationResult(
+    init: Callable[..., None], agent: loop.Agent, **options: Any
+) -> None:
+    """A tool call running when its turn is cancelled commits a cancellation result
+    (`isError: true`) instead of the tool's own result."""
+    run = options["tools"]
+
+    async def tools(call: loop.ToolCall, signal: Any) -> loop.ToolOutcome:
+        outcome = await run(call, signal)
+        cancelled = [{"type": "text", "text": "cancelled"}]
+        return loop.ToolOutcome(cancelled, True) if signal.aborted else outcome
+
+    init(agent, **{**options, "tools": tools})
+
+
 # -- the table ------------------------------------------------------------------------------------
 
 
@@ -267,6 +297,31 @@ _CLOSED_MID_BODY: Final = {
 
 #: Every conforming variant by driver name.
 VARIANTS: Final[dict[str, Variant]] = {
+    "CancelledToolGetsACancellationResult": Variant(
+        'PROMPT-RETRY-BOUNDARY: "that call still commits one `tool/result` citing it — the '
+        "tool's own result or a cancellation result (`isError: true`); which one is the "
+        "implementation's choice\".",
+        "loop",
+        (
+            lp.agent(
+                "a",
+                model=[lp.tool_call("c1", "add", "{}"), lp.answer("4")],
+                tools=[{**lp.tool_result("4"), "waitFor": {"abort": True}}],
+            ),
+            lp.followup("a", "2+2?"),
+            lp.cancel("a"),
+            lp.observe("a"),
+        ),
+        (),
+    ),
+    "InboxNoteBeforeTheFirstChunk": Variant(
+        'LOGGEDLOOP-REQUEST-INVARIANT: "Events outside the core vocabulary, which an '
+        "implementation may log at any time, may stand between a dispatch and its attempt's "
+        'first event."',
+        "loop",
+        (lp.agent("a", model=[lp.answer("hello")]), lp.followup("a", "hi"), lp.observe("a")),
+        (),
+    ),
     "RewordedMessages": Variant(
         'Intro: ""Error kind" names are the stable codes the conformance suite compares '
         '(messages are free text)"; PROTOCOL.md, LLM_FAILURE: "Codes are compared; messages '

@@ -52,7 +52,11 @@ def ToolsLeftOutOfTheBuild(build, self, turn, step, assembly, *rest):
     return build(self, turn, step, dataclasses.replace(assembly, tools=[]), *rest)
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-keeps-its-own-effort-over-the-logged-one")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-keeps-its-own-effort-over-the-logged-one",
+    "loop/new-instance-keeps-its-own-effort-over-the-logged-one-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def RestoredEffortWins(seed_of, self):
     """A new instance restores the logged effort (same route, not an adapter default) even over
@@ -582,10 +586,15 @@ def ForgetsTheSignal(init, self, **options):
     self.registry = _ContextEdited(self.registry, signal=None)
 
 
+def _own_config(agent: Agent) -> dict[str, Any]:
+    """The agent's config, a provider or model it has none of as ``""`` (LOOP-REQUEST-BUILD)."""
+    return {"provider": "", "model": "", **agent.config}
+
+
 def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[str, Any]:
     """A new instance's proposal: the agent's config, with the logged effort restored under the
     conditions asked for (LOOP-REQUEST-BUILD asks for both)."""
-    seed: dict[str, Any] = dict(agent.config)
+    seed = _own_config(agent)
     persisted = agent.log.request_header()
     if persisted is None or "reasoningEffort" in seed:
         return seed
@@ -597,14 +606,22 @@ def _restores_effort(agent: Agent, *, same_route: bool, unmarked: bool) -> dict[
     return seed
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-the-effort-for-the-same-route")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-the-effort-for-the-same-route",
+    "loop/new-instance-restores-the-effort-for-the-same-route-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def EffortNeverRestored(seed_of, self):
     """A new loop instance proposes only its agent's config: no effort restored from the log."""
-    return seed_of(self) if self._header_logged else dict(self.config)
+    return seed_of(self) if self._header_logged else _own_config(self)
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-effort-for-another-model")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-no-effort-for-another-model",
+    "loop/new-instance-restores-no-effort-for-another-model-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def EffortRestoredForAnyRoute(seed_of, self):
     """A new loop instance restores the logged effort whatever the logged provider and model."""
@@ -612,7 +629,11 @@ def EffortRestoredForAnyRoute(seed_of, self):
     return seed_of(self) if self._header_logged else restored
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/new-instance-restores-no-adapter-default-effort")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/new-instance-restores-no-adapter-default-effort",
+    "loop/new-instance-restores-no-adapter-default-effort-under-an-effort-set",
+)
 @patched(Agent, "_seed")
 def AdapterDefaultEffortRestored(seed_of, self):
     """A new loop instance restores the logged effort even when it was an adapter default."""
@@ -662,6 +683,8 @@ async def BuildFailureAsksTheRequestErrorDecision(build, self, turn, step, *rest
     "LOOP-REQUEST-BUILD",
     "loop/a-route-less-agent-fails-the-build",
     "loop/an-agent-with-a-provider-but-no-model-fails-the-build-before-resolution",
+    "loop/a-route-less-agent-proposes-an-empty-route",
+    "loop/an-empty-route-after-the-request-hook-counts-as-none",
 )
 class RouteCheckedWithTheContext(WrongLoop):
     """The route is checked only where `request/context` needs it, after the header is written:
@@ -816,6 +839,7 @@ async def NoAdapterRemembered(resolve, self, proposed, signal):
     "LOOP-REQUEST-BUILD",
     "loop/a-route-switch-is-resolved-by-the-new-providers-adapter",
     "loop/an-effort-outside-the-new-adapters-set-fails-the-build",
+    "loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
 )
 @patched(Agent, "resolve")
 async def AdapterOfTheAgentsRoute(resolve, self, proposed, signal):
@@ -1023,3 +1047,55 @@ def InterruptedMessageKeepsOnlyTheFirstBlock(
     """A cancelled stream's interrupted message holds only its first non-blank text or
     reasoning block, not all of them (PROMPT-RETRY-BOUNDARY)."""
     return interrupted_blocks(self)[:1]
+
+
+@wrong("LOOP-REQUEST-BUILD", "loop/a-route-less-agent-proposes-an-empty-route")
+@patched(Agent, "_seed")
+def RouteLessProposalOmitsTheRoute(seed_of, self):
+    """An agent created without a provider or model proposes neither (no key), not the empty
+    string, to the `agent/request` waterfall."""
+    route = ("provider", "model")
+    return {key: value for key, value in seed_of(self).items() if key not in route or value}
+
+
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/a-route-less-agent-proposes-an-empty-route",
+    "loop/a-route-less-agent-whose-request-hook-supplies-the-route-sends-it",
+)
+@patched(Agent, "build_request")
+async def RouteCheckedBeforeTheWaterfall(build, self, *args):
+    """The agent's own route is checked before the `agent/request` waterfall runs: a route-less
+    agent fails its build even when its hook would supply the route."""
+    self.check_route(self._seed())
+    return await build(self, *args)
+
+
+@wrong("LOOP-REQUEST-BUILD", "loop/an-empty-route-after-the-request-hook-counts-as-none")
+@patched(Agent, "check_route")
+def EmptyRouteFallsBackToTheAgents(check_route, self, proposed):
+    """After the `agent/request` waterfall an empty provider or model is read as unset and
+    filled from the agent's own (a `||` default), instead of counting as none."""
+    for key in ("provider", "model"):
+        if proposed.get(key) == "" and self.config.get(key):
+            proposed[key] = self.config[key]
+    check_route(self, proposed)
+
+
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/dispose-while-the-request-hook-waits-writes-nothing-for-the-attempt",
+    "loop/dispose-while-model-resolution-waits-writes-nothing-for-the-attempt",
+)
+@patched(Agent, "build_request")
+async def AbortInTheBuildNoticedAtDispatch(build, self, turn, step, assembly, *rest):
+    """A cancel or disposal while the `agent/request` waterfall or model resolution waits is
+    noticed only once the build is done: the attempt's header and context are written, then
+    the turn ends aborted before the request is sent."""
+    check, loop._check = loop._check, lambda signal: None
+    try:
+        request = await build(self, turn, step, assembly, *rest)
+    finally:
+        loop._check = check
+    check(rest[-1])
+    return request

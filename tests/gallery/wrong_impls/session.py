@@ -155,6 +155,7 @@ def SeedTimeMayBeAnyNumber(admit, self, index, raw):
     "session/seed-event-checks-come-before-seq-and-surface",
     "session/seed-malformed-message-is-session-event-invalid",
     "session/seed-message-source-needs-its-kind-and-its-fields",
+    "session/seed-is-checked-event-by-event",
 )
 @patched(session, "_check_shape")
 def SeedPayloadsUnchecked(check, type, data, where):
@@ -164,7 +165,11 @@ def SeedPayloadsUnchecked(check, type, data, where):
         check(type, data, where)
 
 
-@wrong(ROOT, "session/seed-malformed-header-is-session-event-invalid")
+@wrong(
+    ROOT,
+    "session/seed-malformed-header-is-session-event-invalid",
+    "session/seed-legacy-header-checks-within-one-event",
+)
 @patched(session, "_check_shape")
 def SeedHeadersUnchecked(check, type, data, where):
     """Seeded `request/header` snapshots are not checked beyond `data.header.config` being an
@@ -210,7 +215,7 @@ def EndSeedAnywhereInTheSeed(from_seed, events):
     return log
 
 
-@wrong(ROOT, "session/seed-optional-field-written-as-null-is-session-event-invalid")
+@wrong(ROOT, "session/seed-optional-field-written-as-null-is-judged-by-the-surface-rules")
 @patched(SessionLog, "_admit_seeded")
 def SeedNullFieldsAsAbsent(admit, self, index, raw):
     """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is read as the field left out."""
@@ -466,6 +471,7 @@ class SeedSurfaceOpOptional(_SeedSkipsOneAppendRule):
     ROOT,
     "session/seeded-header-delta-is-legacy",
     "session/seed-event-checks-come-before-seq-and-surface",
+    "session/seed-legacy-header-checks-within-one-event",
 )
 class SeedLegacyHeaderAccepted(_SeedSkipsOneAppendRule):
     """A seeded legacy header event is accepted (old logs load); appending one is refused."""
@@ -526,3 +532,61 @@ def DeepEqualByKeysAlone(equal, a, b):
     """The replacement's deep-equal walks the keys of both sides and never asks whether a value
     is an array: an empty array equals an empty object."""
     return equal(_as_object(a), _as_object(b))
+
+
+@wrong(ROOT, "session/seed-optional-field-written-as-null-is-judged-by-the-surface-rules")
+@patched(SessionLog, "_admit_seeded")
+def SeedNullFieldsMalformed(admit, self, index, raw):
+    """A seeded `surfaceOp` or `sourceEventSeqs` written as `null` is a malformed envelope
+    (`session-event-invalid`: "an absent optional field is omitted, never `null`")."""
+    if isinstance(raw, dict) and None in (raw.get("surfaceOp", 0), raw.get("sourceEventSeqs", 0)):
+        raise ContractError("session-event-invalid", "an absent field is omitted, never null")
+    admit(self, index, raw)
+
+
+@wrong(ROOT, "session/an-option-given-as-null-is-judged-by-the-surface-rules")
+@patched(SessionLog, "append")
+def NullOptionIsTheOptionNotGiven(append, self, type, data, **options):
+    """An append's `surfaceOp` or `sourceEventSeqs` option given as `null` is the option not
+    given, as one given with an absent value is."""
+    given = {key: None if value is session.NULL else value for key, value in options.items()}
+    return append(self, type, data, **given)
+
+
+@wrong(ROOT, "session/seed-is-checked-event-by-event")
+@patched(SessionLog, "from_seed")
+def SeedCheckedRuleByRule(from_seed, events):
+    """A seed is checked one rule at a time over all its events: every event's payload before
+    any event's `seq`, so a later event's malformed payload is reported before an earlier
+    event's wrong `seq`."""
+    events = list(events)
+    for index, raw in enumerate(events):
+        if isinstance(raw, dict) and isinstance(raw.get("type"), str) and "data" in raw:
+            data = session._legacy_reason_aside(raw["type"], raw["data"])
+            session._check_shape(raw["type"], data, f"seed event #{index}")
+    return from_seed(events)
+
+
+@wrong(ROOT, "session/seed-legacy-header-checks-within-one-event")
+@patched(SessionLog, "_admit_seeded")
+def LegacyDeltaCheckedAfterItsEnvelope(admit, self, index, raw):
+    """A seeded `request/header-delta` has its envelope's keys checked before it is found
+    legacy: one with a key beyond the envelope's is `session-event-invalid`."""
+    delta = isinstance(raw, dict) and raw.get("type") == "request/header-delta"
+    if delta and set(raw) - session.ENVELOPE_KEYS:
+        raise ContractError("session-event-invalid", "unknown envelope key")
+    admit(self, index, raw)
+
+
+@wrong(ROOT, "session/seed-legacy-header-checks-within-one-event")
+@patched(SessionLog, "_admit_seeded")
+def FallbackHeaderLegacyBeforeItsPayload(admit, self, index, raw):
+    """A seeded `request/header` with reason `fallback` is `session-legacy-header` whatever its
+    envelope and payload hold."""
+    data = raw.get("data") if isinstance(raw, dict) else None
+    if isinstance(data, dict) and (raw["type"], data.get("reason")) == (
+        "request/header",
+        "fallback",
+    ):
+        raise ContractError("session-legacy-header", "a fallback header")
+    admit(self, index, raw)
