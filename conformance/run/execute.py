@@ -17,7 +17,7 @@ import pytest
 
 from ..harness.protocol import Handshake, ProtocolError
 from ..harness.transport import Implementation
-from ..harness.validate import cut
+from ..harness.validate import cut, shape_problems
 from ..judge.case import Case, compared_part, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
 from ..judge.invariant import INVARIANT_CONTRACTS, check_requests
@@ -69,7 +69,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
-    problems = mismatches(case, observations)
+    problems = case_problems(case, observations)
     for agent, final in finals.items():
         if _final_problem(final) is None:
             problems += [
@@ -141,6 +141,24 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
         return observations, {}
     count = len(case.ops)
     return observations[:count], dict(zip(agents, observations[count:], strict=True))
+
+
+def case_problems(case: Case, observations: list[Json]) -> list[str]:
+    """`mismatches`, except that an observation without its op's shape says so instead of being
+    compared: an answer of another op's shape is never read as the expected one (a
+    ``{"ok": true}`` from `project` as "nothing proposed", issue 37)."""
+    if not isinstance(observations, list) or len(observations) != len(case.ops):
+        return mismatches(case, observations)
+    shapes = shape_problems(list(case.ops), observations)
+    problems = [
+        f"op #{index} {describe_op(case.ops[index])}: {problem}"
+        for index, problem in shapes.items()
+    ]
+    return problems + [
+        problem
+        for problem in mismatches(case, observations)
+        if not any(problem.startswith(f"op #{index} (") for index in shapes)
+    ]
 
 
 def _final_problem(final: Json) -> str | None:

@@ -18,9 +18,8 @@ from typing import Any, Final, TextIO
 from ..cases import all_cases
 from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, ProtocolError
 from ..harness.transport import Implementation, load_implementation
-from ..judge.case import mismatches
 from ..judge.jsontext import dumps
-from .execute import failure_message, format_context
+from .execute import case_problems, failure_message, format_context
 from .options import seconds
 
 Json = Any
@@ -128,7 +127,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
             out.write(f"protocol ok, case skipped: {outcome.reason}\n")
         else:
             out.write(f"observed: {dumps(outcome.observations)}\n")
-            problems = mismatches(case, outcome.observations)
+            problems = case_problems(case, outcome.observations)
             if problems:
                 message = failure_message(case, outcome.observations, problems)
                 out.write(f"FAILED: {message}\n")

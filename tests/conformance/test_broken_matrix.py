@@ -80,8 +80,8 @@ AT_RUN = [
 ]
 #: Well-formed answers holding what no case expects: the tests fail, with a bounded message.
 AT_RUN_FAILING = [
-    ("wide-at-count", 'ok: expected true, got "<absent>"'),
-    ("huge-string", 'ok: expected true, got "<absent>"'),
+    ("wide-at-count", 'answers {"ok": …} or {"error": …} (protocol.schema.json, observationOf)'),
+    ("huge-string", 'answers {"ok": …} or {"error": …} (protocol.schema.json, observationOf)'),
 ]
 
 
@@ -91,6 +91,7 @@ def run_matrix_row(
     command: str,
     env: dict[str, str] | None = None,
     start_timeout: str = START_TIMEOUT,
+    contract: str = CONTRACT,
 ) -> tuple[int, str, list[dict[str, Any]]]:
     """Run the suite on ``command`` (in a process of its own, `warm_runner`, killed after
     `LIMIT`); the exit status, the output, and the results that ran. ``ru_maxrss`` of its
@@ -103,7 +104,7 @@ def run_matrix_row(
             "--impl",
             command,
             "--contract",
-            CONTRACT,
+            contract,
             "-k",
             "test_example",
             "--case-timeout",
@@ -171,6 +172,26 @@ def test_a_harness_answering_megabytes_fails_exactly_those_tests(
     assert [r["outcome"] for r in results] == expected
     for result in results[EVERY - 1 :: EVERY]:
         assert says in result["message"], result["message"]
+
+
+def test_a_harness_answering_ok_to_every_op_fails_every_case(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 37, H6: ``{"ok": true}`` is no `project` observation, so it is never read as
+    "nothing proposed" (4 runtime-context cases passed so); each case fails, saying which op
+    answered in another op's shape."""
+    status, output, results = run_matrix_row(
+        warm_runner,
+        tmp_path,
+        f"{sys.executable} {BROKEN} all-ok",
+        contract="LOOP-RUNTIME-CONTEXT",
+    )
+    assert status == 1, output
+    assert len(results) > 19
+    assert [r["outcome"] for r in results] == ["failed"] * len(results)
+    for result in results:
+        if result["test"].startswith("test_example[runtime-context/"):
+            assert "a 'project' answers {\"message\": …} or {} or" in result["message"]
 
 
 def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(

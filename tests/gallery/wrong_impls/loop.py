@@ -17,6 +17,7 @@ from reference.blocks import BlockAssembler
 from reference.config import PromptConfig
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
+from reference.harness import session as session_harness
 from reference.header import RequestHeader, headers_equal
 from reference.jsonvalue import Json
 from reference.loop import Agent, Enter, PreStepDecision, Reject, RequestError
@@ -1036,6 +1037,15 @@ def InterruptedMessageKeepsOnlyTheFirstBlock(
     return interrupted_blocks(self)[:1]
 
 
+@replacing(session_harness.SessionOps, "apply")
+async def ProjectAnswersOk(apply, self: session_harness.SessionOps, op: Json) -> Json:
+    """`project` answers `{"ok": true}`, without `message` (a proxy that rewrites those answers,
+    issue 37 H6): no "nothing proposed", which `{"message": null}` or `{}` says (LOOP-RUNTIME-
+    CONTEXT)."""
+    answer = await apply(self, op)
+    return {"ok": True} if op["op"] == "project" else answer
+
+
 #: Each wrong implementation, and the contract ID under which the suite must reject it.
 WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "HeaderEveryStep": "PROMPT-HEADER-CHANGE-TEST",
@@ -1117,6 +1127,7 @@ WRONG_IMPLEMENTATIONS: Final[dict[str, str]] = {
     "InterruptedTextKeepsTheLastDelta": "PROMPT-RETRY-BOUNDARY",
     "SilentStreamFails": "PROMPT-RETRY-BOUNDARY",
     "InterruptedMessageKeepsOnlyTheFirstBlock": "PROMPT-RETRY-BOUNDARY",
+    "ProjectAnswersOk": "LOOP-RUNTIME-CONTEXT",
 }
 
 #: The cases and tests (ids as in the JSON report's results) that must be the only ones a wrong
@@ -1343,5 +1354,26 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "InterruptedMessageKeepsOnlyTheFirstBlock": (
         "test_example[loop/cancel-after-two-blocks-keeps-both]",
+    ),
+    "ProjectAnswersOk": (
+        "test_example[runtime-context/never-seen-and-empty-proposes-nothing]",
+        "test_example[runtime-context/never-seen-and-a-context-proposes-the-snapshot]",
+        "test_example[runtime-context/none-retained-and-empty-proposes-the-cleared-marker]",
+        "test_example[runtime-context/none-retained-and-a-context-proposes-it-even-if-seen-before]",
+        "test_example[runtime-context/retained-cleared-marker-and-empty-proposes-nothing]",
+        "test_example[runtime-context/retained-snapshot-and-empty-proposes-the-cleared-marker]",
+        "test_example[runtime-context/retained-snapshot-and-the-same-context-proposes-nothing]",
+        "test_example[runtime-context/retained-snapshot-and-a-changed-context-proposes-the-whole-snapshot]",
+        "test_example[runtime-context/retained-unknown-text-always-proposes]",
+        "test_example[runtime-context/restore-takes-the-newest-visible-owned-message]",
+        "test_example[runtime-context/restore-skips-a-shadowed-snapshot-for-an-older-visible-one]",
+        "test_example[runtime-context/restore-ignores-other-plugins-messages]",
+        "test_example[runtime-context/restore-over-a-seeded-log]",
+        "test_example[runtime-context/an-entered-proposal-becomes-retained]",
+        "test_example[runtime-context/an-owned-replacement-becomes-retained]",
+        "test_example[runtime-context/a-replacement-shadowing-the-retained-snapshot-forgets-it]",
+        "test_example[runtime-context/a-replacement-only-citing-the-retained-seq-forgets-it]",
+        "test_example[runtime-context/an-append-citing-the-retained-seq-forgets-nothing]",
+        "test_example[runtime-context/live-forgetting-does-not-walk-back]",
     ),
 }
