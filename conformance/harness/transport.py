@@ -290,6 +290,10 @@ class Subprocess(Implementation):
         self.argv = argv
         self._child: Child | None = None
         self._last_case: tuple[Any, str] | None = None
+        #: Whether a request was sent whose answer has not been read: an interrupted run
+        #: (Ctrl-C) leaves one, and its answer, read at `close`, is no extra line of the case
+        #: before (issue 37).
+        self._awaiting = False
 
     def handshake(self) -> Handshake:
         """Start the process if it is not running; every (re)start repeats the handshake.
@@ -302,6 +306,7 @@ class Subprocess(Implementation):
             return self._handshake
         self._kill()
         self._child = Child(self.argv)
+        self._awaiting = False
         try:
             answer = self._request(start_message(), "start", self.start_timeout)
             handshake = parse_handshake(answer)
@@ -319,6 +324,10 @@ class Subprocess(Implementation):
         try:
             if self._child is None:
                 self.handshake()
+            if self._awaiting:
+                # The previous request was interrupted: its answer, still to come, belongs to
+                # no case; a fresh process is in step.
+                self._restart()
             self._blame_leftovers()
             answer = self._request(run_message(case_id, scenario), "run")
             if self._is_late(answer, case_id):
@@ -378,13 +387,16 @@ class Subprocess(Implementation):
         timeout); a `TransportFailure` says what went wrong."""
         child = self._child
         assert child is not None
+        self._awaiting = True
         try:
             child.send(message)
         except OSError as error:
             raise TransportFailure(
                 f"could not send '{what}' ({child.status()}): {error}"
             ) from error
-        return self._read_answer(what, self.timeout if timeout is None else timeout)
+        answer = self._read_answer(what, self.timeout if timeout is None else timeout)
+        self._awaiting = False
+        return answer
 
     def _read_answer(self, what: str, timeout: float) -> Json:
         child = self._child
@@ -446,7 +458,7 @@ class Subprocess(Implementation):
         if child is not None:
             child.stop()
             extra = child.leftovers()
-            if extra:
+            if extra and not self._awaiting:
                 self._blame_previous(show(extra[0]))
 
 

@@ -32,12 +32,14 @@ from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .interrupt import Latch
 from .options import OPTIONS
 from .progress import Watch
 from .report import ImplementationInfo, Outcome, Report, Result, verdict
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
+_LATCH = pytest.StashKey[Latch]()
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 
@@ -153,6 +155,8 @@ def pytest_configure(config: pytest.Config) -> None:
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
     config.stash[_WATCH] = Watch(config, list(implementations.values()))
+    config.stash[_LATCH] = Latch()
+    config.stash[_LATCH].install()
 
 
 def _check_output_path(config: pytest.Config, option: str) -> None:
@@ -163,6 +167,9 @@ def _check_output_path(config: pytest.Config, option: str) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    latch = config.stash.get(_LATCH, None)
+    if latch is not None:
+        latch.uninstall()
     watch = config.stash.get(_WATCH, None)
     if watch is not None:
         watch.stop()
@@ -260,6 +267,9 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    latch = item.config.stash.get(_LATCH, None)
+    if latch is not None:
+        latch.check()
     impl = _impl_of(item)
     if impl is not None:
         impl.latched_error = None
