@@ -22,8 +22,10 @@ import shutil
 import signal
 import sys
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
@@ -512,14 +514,46 @@ def in_process(spec: str) -> bool:
 def driver_of(spec: str) -> Any:
     """The driver ``module:attr`` names: the object, or an instance of the class."""
     target = _driver_target(spec)
-    return target() if isinstance(target, type) else target
+    if not isinstance(target, type):
+        return target
+    try:
+        return target()
+    except (Exception, SystemExit) as error:
+        raise DriverUnusable(f"{spec}()", error) from None
+
+
+class DriverUnusable(ValueError):
+    """Importing or building an in-process driver raised: what it raised, and where in the
+    user's own code (a usage error of ``--impl``, never a traceback: issue 37)."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        where = ""
+        if not isinstance(error, SyntaxError):  # its message names the file and line already
+            own = [
+                frame
+                for frame in traceback.extract_tb(error.__traceback__)
+                if not frame.filename.startswith("<")
+                and not Path(frame.filename).resolve().is_relative_to(_PACKAGE)
+            ]
+            if own:
+                where = f" (at {own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})"
+        super().__init__(f"{what} raised {type(error).__name__}: {error}{where}")
+
+
+#: The suite's package: frames inside it are not the user's.
+_PACKAGE: Final = Path(__file__).resolve().parents[1]
 
 
 def _driver_target(spec: str) -> Any:
     """What ``module:attr`` names, imported but not instantiated: an object or a class with a
     ``handle(message)`` method."""
     module_name, attribute = spec.split(":")
-    target: Any = importlib.import_module(module_name)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise DriverUnusable(f"importing {module_name}", error) from None
     for part in attribute.split("."):
         target = getattr(target, part)
     if not callable(getattr(target, "handle", None)):

@@ -137,7 +137,11 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         try:
             declared.append(frozenset(side.handshake().capabilities))
         except ProtocolError as error:
-            sys.stderr.write(f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}\n")
+            stderr = getattr(error, "context", {}).get("stderr", "").strip()
+            said = f" ({stderr.splitlines()[-1]})" if stderr else ""
+            sys.stderr.write(
+                f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}{said}\n"
+            )
             return 2
     families = tuple(f for f in families_for(*declared) if not args.family or f in args.family)
     if not families:

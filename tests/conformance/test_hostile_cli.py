@@ -74,3 +74,54 @@ def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(tmp_path: Path, att
     assert not outcomes & {"failed", "errored"}, out
     assert "DOES NOT CONFORM" not in out
     assert "Traceback" not in err
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    """``dsh-conformance ARGS`` in ``tmp_path``: its exit status, stdout and stderr."""
+    done = subprocess.run(
+        command(*args),
+        cwd=tmp_path,
+        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+BROKEN_DRIVERS = {
+    "raising_driver": (
+        "from reference.harness import Driver\n"
+        "class Harness(Driver):\n"
+        "    def __init__(self):\n"
+        "        raise RuntimeError('no config file at ~/.harness')\n",
+        "RuntimeError: no config file at ~/.harness",
+        "line 4",
+    ),
+    "uncompilable_driver": (
+        "class Harness:\n    def handle(self, message)\n        return None\n",
+        "SyntaxError",
+        "line 2",
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(BROKEN_DRIVERS))
+@pytest.mark.parametrize(
+    ("subcommand", "status"), [((), 4), (("info",), 2), (("smoke",), 2), (("fuzz",), 2)]
+)
+def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
+    tmp_path: Path, module: str, subcommand: tuple[str, ...], status: int
+) -> None:
+    """H1: a constructor that raises, a module that does not compile: no INTERNALERROR, no
+    traceback; one line naming the --impl, the exception and the user's own line."""
+    source, exception, line = BROKEN_DRIVERS[module]
+    (tmp_path / f"{module}.py").write_text(source)
+    spec = f"{module}:Harness"
+    more = ("--examples", "1") if subcommand == ("fuzz",) else ()
+    code, out, err = run(tmp_path, *subcommand, "--impl", spec, *more)
+    assert code == status, out + err
+    assert "Traceback" not in out + err and "INTERNALERROR" not in out + err
+    said = [text for text in (out + err).splitlines() if spec in text]
+    assert said, out + err
+    assert exception in said[0] and line in said[0] and module in said[0], said
