@@ -160,8 +160,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _check_output_path(config: pytest.Config, option: str) -> None:
-    """Refuse a report path whose directory is missing before the run, not after it."""
+    """Refuse a report path whose directory is missing, or that is a directory, before the run,
+    not after it."""
     path = config.getoption(option)
+    if path and Path(path).is_dir():
+        raise pytest.UsageError(f"{option}: {path} is a directory; give a file name")
     if path and not Path(path).resolve().parent.is_dir():
         raise pytest.UsageError(f"{option}: the directory of {path} does not exist")
 
@@ -388,14 +391,29 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             "version": _version(),
             "protocol": PROTOCOL_VERSION,
         }
-        Path(path).write_text(state.report.to_json(suite) + "\n", encoding="utf-8")
-        terminalreporter.write_line(f"conformance results written to {path}")
+        if _written(terminalreporter, path, state.report.to_json(suite) + "\n"):
+            terminalreporter.write_line(f"conformance results written to {path}")
     template = config.getoption("--write-expected-failures")
     if template:
         for label in state.report.labels():
             target = template.replace("{impl}", re.sub(r"[^\w.-]+", "_", label))
-            Path(target).write_text(state.report.baseline(label), encoding="utf-8")
-            terminalreporter.write_line(f"baseline of {label} written to {target}")
+            if _written(terminalreporter, target, state.report.baseline(label)):
+                terminalreporter.write_line(f"baseline of {label} written to {target}")
+
+
+def _written(terminalreporter: Any, path: str, text: str) -> bool:
+    """Write ``text`` to ``path``; one that cannot be written (a full disk, ``/proc``) is one
+    line, never a traceback that loses the run's verdict (issue 37), and a regular file left
+    half-written is removed."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        if Path(path).is_file():
+            Path(path).unlink(missing_ok=True)
+        reason = error.strerror or str(error)
+        terminalreporter.write_line(f"dsh-conformance: cannot write {path}: {reason}")
+        return False
+    return True
 
 
 def _version() -> str:

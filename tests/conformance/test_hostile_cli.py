@@ -125,3 +125,28 @@ def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
     said = [text for text in (out + err).splitlines() if spec in text]
     assert said, out + err
     assert exception in said[0] and line in said[0] and module in said[0], said
+
+
+@pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
+def test_a_report_path_that_is_a_directory_is_refused_before_the_run(
+    tmp_path: Path, option: str
+) -> None:
+    """H2: the whole suite ran, then a traceback and exit 1, the report lost."""
+    code, out, err = run(tmp_path, option, ".", "--case", "registry/*")
+    assert code == 4, out + err
+    assert "Traceback" not in out + err
+    assert f"{option}: . is a directory" in err
+    assert "passed" not in out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
+def test_a_report_that_cannot_be_written_after_the_run_keeps_the_verdict(
+    tmp_path: Path, option: str
+) -> None:
+    """H2: a write that fails after the run (a full disk) is one line; the verdict's exit
+    status (0: the reference conforms) is kept."""
+    code, out, err = run(tmp_path, option, "/dev/full", "--contract", "PROMPT-TOOL-ORDER")
+    assert code == 0, out + err
+    assert "Traceback" not in out + err
+    assert "cannot write" in out + err and "/dev/full" in out + err
