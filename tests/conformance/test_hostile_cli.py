@@ -150,3 +150,17 @@ def test_a_report_that_cannot_be_written_after_the_run_keeps_the_verdict(
     assert code == 0, out + err
     assert "Traceback" not in out + err
     assert "cannot write" in out + err and "/dev/full" in out + err
+
+
+@pytest.mark.parametrize("output", [".", "/"])
+def test_summary_into_a_directory_is_one_line(tmp_path: Path, output: str) -> None:
+    """H3: ``summary … -o .`` gave a traceback."""
+    report = tmp_path / "report.json"
+    code, out, err = run(
+        tmp_path, "--contract", "PROMPT-TOOL-ORDER", "--conformance-json", "r.json"
+    )
+    assert code == 0, out + err
+    code, out, err = run(tmp_path, "summary", str(tmp_path / "r.json"), "-o", output)
+    assert code == 2, out + err
+    assert err.strip() == f"dsh-conformance summary: {output}: is a directory; give a file name"
+    assert not list(tmp_path.glob(".*.part"))
