@@ -28,6 +28,19 @@ _MISSING_EXTRA: Final = (
     "    pip install 'dsh-prompt-conformance[conformance]'\n"
 )
 
+#: The top-level modules of the `conformance` extra (pyproject.toml): one of them missing is
+#: named as the extra, whichever command needed it (issue 37: info, smoke and check-log need
+#: jsonschema-rs through the protocol's checks).
+_EXTRA_MODULES: Final = (
+    "pytest",
+    "_pytest",
+    "hypothesis",
+    "syrupy",
+    "respx",
+    "jsonschema",
+    "jsonschema_rs",
+)
+
 Subcommand = Callable[[list[str]], int]
 
 
@@ -282,9 +295,10 @@ def _guarded(command: Callable[[], int]) -> int:
         status = command()
         sys.stdout.flush()
     except ModuleNotFoundError as error:
-        if error.name not in ("pytest", "hypothesis", "jsonschema", "_pytest"):
+        missing = (error.name or "").split(".")[0]
+        if missing not in _EXTRA_MODULES:
             raise
-        sys.stderr.write(_MISSING_EXTRA.format(missing=error.name))
+        sys.stderr.write(_MISSING_EXTRA.format(missing=missing))
         return 2
     except BrokenPipeError:
         status = 0

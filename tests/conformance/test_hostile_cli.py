@@ -164,3 +164,30 @@ def test_summary_into_a_directory_is_one_line(tmp_path: Path, output: str) -> No
     assert code == 2, out + err
     assert err.strip() == f"dsh-conformance summary: {output}: is a directory; give a file name"
     assert not list(tmp_path.glob(".*.part"))
+
+
+#: The modules of the `conformance` extra (pyproject.toml), blocked as if not installed.
+EXTRA = ("pytest", "_pytest", "hypothesis", "jsonschema", "jsonschema_rs", "syrupy", "respx")
+
+
+@pytest.mark.parametrize(
+    "args", [["info"], ["smoke"], ["check-log", "session.jsonl"], ["fuzz", "--impl", "reference"]]
+)
+def test_a_missing_extra_is_named_by_every_command(tmp_path: Path, args: list[str]) -> None:
+    """H4: info, smoke and check-log crashed on ``No module named 'jsonschema_rs'``."""
+    (tmp_path / "session.jsonl").write_text("")
+    blocked = "; ".join(f"sys.modules[{name!r}] = None" for name in EXTRA)
+    program = (
+        f"import sys; {blocked}; from conformance.run.runner import main; sys.exit(main({args!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "pip install 'dsh-prompt-conformance[conformance]'" in done.stderr
