@@ -155,7 +155,6 @@ def test_a_report_that_cannot_be_written_after_the_run_keeps_the_verdict(
 @pytest.mark.parametrize("output", [".", "/"])
 def test_summary_into_a_directory_is_one_line(tmp_path: Path, output: str) -> None:
     """H3: ``summary … -o .`` gave a traceback."""
-    report = tmp_path / "report.json"
     code, out, err = run(
         tmp_path, "--contract", "PROMPT-TOOL-ORDER", "--conformance-json", "r.json"
     )
