@@ -212,7 +212,7 @@ def _write(files: dict[Path, str]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
-    except OSError:
+    except BaseException:  # an OSError, or Ctrl-C between the two files
         for path in written:
             path.unlink(missing_ok=True)
         raise

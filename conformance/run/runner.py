@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TextIO
 
+from .exits import INTERRUPTED
+
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).parents[1]
 _MISSING_EXTRA: Final = (
@@ -111,7 +113,7 @@ report by contract ID. The exit status is 0 only if nothing failed or errored.
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
-        return _guarded(lambda: SUBCOMMANDS[args[0]](args[1:]))
+        return _guarded(lambda: _interruptible(args[0], args[1:]))
     if "--version" in args:
         sys.stdout.write(f"{version()}\n")
         return 0
@@ -122,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     if "--list" in args:
         return _guarded(lambda: list_cases(args))
     return _guarded(lambda: run_suite(args))
+
+
+def _interruptible(name: str, argv: list[str]) -> int:
+    """Subcommand ``name``; Ctrl-C (or a driver raising `KeyboardInterrupt`) is one line and
+    exit 2, as in the run, never a traceback and 130 (issue 37). A subcommand writes its files
+    whole or not at all, so an interrupt leaves nothing half-written."""
+    try:
+        return SUBCOMMANDS[name](argv)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        sys.stderr.write(f"dsh-conformance {name}: interrupted\n")
+        return INTERRUPTED
 
 
 def version() -> str:

@@ -190,3 +190,53 @@ def test_a_missing_extra_is_named_by_every_command(tmp_path: Path, args: list[st
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "pip install 'dsh-prompt-conformance[conformance]'" in done.stderr
+
+
+def test_ctrl_c_in_check_log_is_interrupted_exit_2(tmp_path: Path) -> None:
+    """H5: a traceback and exit 130. The log is a FIFO nobody writes: check-log waits in it."""
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        command("check-log", str(fifo)),
+        cwd=tmp_path,
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # the imports, then the open that waits for a writer
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2, out + err
+    assert err.strip() == "dsh-conformance check-log: interrupted", err
+
+
+def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_path: Path) -> None:
+    """H5: ``fuzz`` with an in-process driver that raises KeyboardInterrupt (as Ctrl-C does
+    inside it): "interrupted", exit 2, and no case half-written to --out."""
+    (tmp_path / "interrupted_driver.py").write_text(
+        "from reference.harness import Driver\n"
+        "class Harness(Driver):\n"
+        "    def handle(self, message):\n"
+        "        if message['type'] == 'run':\n"
+        "            raise KeyboardInterrupt\n"
+        "        return super().handle(message)\n"
+    )
+    code, out, err = run(
+        tmp_path,
+        "fuzz",
+        "--impl",
+        "interrupted_driver:Harness",
+        "--against",
+        REFERENCE_HARNESS,
+        "--examples",
+        "5",
+        "--database",
+        "none",
+        "--out",
+        "found",
+    )
+    assert code == 2, out + err
+    assert err.strip().endswith("dsh-conformance fuzz: interrupted"), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "found").exists()
