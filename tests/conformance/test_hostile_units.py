@@ -3,10 +3,15 @@ disagree", and the summary's."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
+import pytest
+from sample_logs import valid_log
 from test_summary import implementation, write_report
 
+from conformance.run.check_log import check_file
 from conformance.run.report import Report, Result
 from conformance.run.summary import load, markdown
 
@@ -52,3 +57,64 @@ def test_a_test_no_run_ran_is_no_disagreement_in_the_summary(tmp_path: Path) -> 
     text = markdown(load(runs, generated="today"))
     assert "Where they disagree" not in text
     assert "agree on every test" in text
+
+
+def check_log_lines(tmp_path: Path, lines: list[str]) -> tuple[int, list[str], str]:
+    """``check-log`` on a JSON-lines file of ``lines``: its status, stdout lines and stderr."""
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    status = check_file(str(path), out, err)
+    return status, out.getvalue().splitlines(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("envelope", "says"),
+    [
+        ('"seq": 0, "time": 1796019543195.5', "time must be an integer"),
+        ('"seq": 0, "time": 9007199254740992', "time must be an integer"),
+        ('"seq": -0, "time": 0', "-0"),
+    ],
+)
+def test_check_log_applies_the_seed_envelope_rules(
+    tmp_path: Path, envelope: str, says: str
+) -> None:
+    """H7: a recorded log is what a later run seeds; the reference refuses these seeds
+    (`session-event-invalid`), so check-log must not call the log valid."""
+    status, out, _ = check_log_lines(tmp_path, [f'{{"type": "x/p", {envelope}, "data": {{}}}}'])
+    assert status == 1, out
+    assert says in out[0], out
+
+
+def test_an_empty_log_says_no_events(tmp_path: Path) -> None:
+    """H7, M1: an empty file was "valid", exit 0."""
+    status, out, _ = check_log_lines(tmp_path, [])
+    assert status == 1
+    assert out == [f"{tmp_path / 'session.jsonl'}: no events: an empty log checks nothing"]
+
+
+def test_one_missing_header_is_one_line_not_one_per_event(tmp_path: Path) -> None:
+    """Low: a loop instance without its request/header gave one line per event that shows a
+    request (12 in a longer log)."""
+    events = [
+        {**e, "type": "x/not-a-header"} if e["type"] == "request/header" else e for e in valid_log()
+    ]
+    status, out, _ = check_log_lines(tmp_path, [json.dumps(e) for e in events])
+    assert status == 1
+    assert len(out) == 3, out  # one line per loop instance (the log has two), and the summary
+    assert all("request-header-missing" in line for line in out[:2]), out
+    assert "(and at 4 more event(s) of this loop instance, up to seq 15)" in out[0], out
+    assert "(and at 1 more event(s) of this loop instance, up to seq 25)" in out[1], out
+
+
+def test_an_unreadable_line_causes_no_follow_on_violation(tmp_path: Path) -> None:
+    """Low: an unreadable step/start or request/header made every later event of its loop
+    instance a violation; the line is reported (stderr) and the instance's history-dependent
+    rules are not judged past it."""
+    for index in (1, 4):
+        lines = [json.dumps(e) for e in valid_log()]
+        lines[index] = "not json"
+        status, out, err = check_log_lines(tmp_path, lines)
+        assert status == 2
+        assert "not JSON" in err or "not a JSON" in err, err
+        assert out == [f"{tmp_path / 'session.jsonl'}: 28 event(s), 1 line(s) not read"], out
