@@ -8,10 +8,11 @@ every violation is printed on standard output as
 
 Real logs are taken as they are: event types outside the core vocabulary pass unchecked, numbers
 in payloads may be fractional, a header's ``config`` is compared field by field. What JSON parsing
-alone would hide is still caught: ``NaN``/``Infinity`` literals and ``-0`` are not lossless JSON, and a
-repeated object key is reported (the log's "object keys are unique"). Seqs are judged as a person
-would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
-their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
+alone would hide is still caught: ``NaN``/``Infinity`` literals and ``-0`` are not lossless
+JSON, and a repeated object key is reported (the log's "object keys are unique"). Seqs are judged
+as a person would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are
+checked at their own seqs; a stretch that goes back (a repeated event) is reported once and
+skipped.
 
 JSON lines are read one line at a time, and the fold keeps of each event only what a later rule
 reads (`LogFold.keep_events`), so memory grows with the number of visible messages, not with
