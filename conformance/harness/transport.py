@@ -81,6 +81,9 @@ class Implementation(ABC):
         #: Why no further case is sent (a failed handshake, ``--max-errors``); ``None`` while
         #: the implementation is in the running.
         self.stopped: str | None = None
+        #: Why the ``start`` handshake failed, with what the implementation printed: a fact
+        #: about the run (it fails the run), never a contract's failure.
+        self.start_failure: str | None = None
         #: Tags the cases run from now on (see `LateError`).
         self.owner: Any = None
         self.late_errors: list[LateError] = []

@@ -186,9 +186,10 @@ def _fail_on(
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:
     """Skip unless ``impl`` is running and declares ``required``; its handshake, once.
 
-    A failed handshake stops the implementation: the first test reports the error with
-    everything the implementation printed, every later one is "not reached" without another
-    start (a harness that cannot start costs one timeout, not one per case).
+    A failed handshake stops the implementation: every test is "not reached", the first one
+    with the error and everything the implementation printed, without another start (a harness
+    that cannot start costs one timeout, not one per case). It is a fact about the run, not a
+    verdict on a contract (issue 37): the plugin fails the run with it (`start_failure`).
     """
     __tracebackhide__ = True
     if impl.stopped is not None:
@@ -205,11 +206,11 @@ def _handshake(impl: Implementation) -> Handshake:
         with _running(impl, "(the start handshake)"):
             return impl.handshake()
     except ProtocolError as error:
-        impl.stopped = "its handshake failed (the error is reported once, on the first case)"
+        impl.stopped = "its handshake failed"
         context = getattr(error, "context", None)
         details = "\n" + format_context(context) if context else ""
-        impl.latched_error = ImplementationErrored(f"handshake failed: {error}{details}")
-        raise impl.latched_error from None
+        impl.start_failure = f"handshake failed: {error}{details}"
+    pytest.skip(f"{NOT_REACHED} {impl.label}: {impl.start_failure}")
 
 
 @contextmanager

@@ -330,6 +330,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     for impl in state.implementations.values():
         impl.close()  # what it prints on its way out may still be blamed on its last case
         _record_late_errors(state, impl)
+        if impl.start_failure is not None:
+            state.verdicts.append(f"{impl.label}: {impl.start_failure}")
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
