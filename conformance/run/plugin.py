@@ -35,7 +35,7 @@ from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationEr
 from .interrupt import Latch
 from .options import OPTIONS
 from .progress import Watch
-from .report import ImplementationInfo, Outcome, Report, Result, verdict
+from .report import DECIDED, ImplementationInfo, Outcome, Report, Result, verdict
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
@@ -332,6 +332,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _record_late_errors(state, impl)
         if impl.start_failure is not None:
             state.verdicts.append(f"{impl.label}: {impl.start_failure}")
+    for label in state.report.labels():
+        # Nothing ran to a verdict (a harness declaring no capability a selected test needs, or
+        # skipping them all): no verdict is no pass (issue 37).
+        results = state.report.of(label)
+        if any(r.outcome != "deselected" for r in results) and not any(
+            r.outcome in DECIDED or r.outcome == "not reached" for r in results
+        ):
+            state.verdicts.append(
+                f"{label}: no selected test ran to a verdict (skipped or not applicable): "
+                "nothing ran, which is no pass"
+            )
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)

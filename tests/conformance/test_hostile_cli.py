@@ -240,3 +240,4 @@ def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_p
     assert err.strip().endswith("dsh-conformance fuzz: interrupted"), err
     assert "Traceback" not in err
     assert not (tmp_path / "found").exists()
+
