@@ -236,21 +236,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             _apply_settings(test, profile)
         chosen = (not wanted or wanted & set(contracts)) and _case_chosen(item, *globs)
         (selected if chosen else deselected).append(item)
+    _refuse_unmatched_globs(items, globs[0])
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
 
 
+def _refuse_unmatched_globs(items: list[pytest.Item], include: list[str]) -> None:
+    """A ``--case`` glob that matches no example case of the suite is named (a typo ran nothing
+    and said nothing: issue 37, M7)."""
+    ids = [_case_id(item) for item in items]
+    for glob in include:
+        if not any(isinstance(i, str) and fnmatch.fnmatchcase(i, glob) for i in ids):
+            raise pytest.UsageError(
+                f"--case {glob!r} matches no example case (dsh-conformance --list shows them)"
+            )
+
+
 def _case_chosen(item: pytest.Item, include: list[str], exclude: list[str]) -> bool:
     """``--case`` / ``--skip-case``: whether ``item`` runs, by the id of the case it runs; a test
     that runs no example case runs only when no ``--case`` is given."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    case_id = getattr(params.get("case"), "id", None)
+    case_id = _case_id(item)
     if not isinstance(case_id, str):
         return not include
     if include and not any(fnmatch.fnmatchcase(case_id, glob) for glob in include):
         return False
     return not any(fnmatch.fnmatchcase(case_id, glob) for glob in exclude)
+
+
+def _case_id(item: pytest.Item) -> Any:
+    """The id of the example case ``item`` runs (a string), or ``None``."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return getattr(params.get("case"), "id", None)
 
 
 def _apply_settings(test: Any, profile: settings) -> None:

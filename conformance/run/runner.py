@@ -12,9 +12,9 @@ remaining arguments and returning the exit status. Without one, the suite runs; 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import importlib
 import io
-import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -177,21 +177,42 @@ def print_help() -> int:
 
 
 def list_cases(args: list[str]) -> int:
+    """``--list [--json] [--contract ID]… [--case GLOB]… [--skip-case GLOB]…``: what a run with
+    these options would run; any other option is refused (issue 37, M7)."""
     from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
     from .catalog import listing, render_listing
 
-    given = [value for flag, value in itertools.pairwise(args) if flag == "--contract"]
-    given += [arg.split("=", 1)[1] for arg in args if arg.startswith("--contract=")]
+    parser = argparse.ArgumentParser(prog="dsh-conformance --list")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    for option in ("--contract", "--case", "--skip-case"):
+        parser.add_argument(option, action="append", default=[])
+    options = parser.parse_args(args)
     try:
-        contracts = frozenset(known_contracts(given))
+        contracts = frozenset(known_contracts(options.contract))
     except ValueError as error:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
         return 2
     data = listing(contracts)
-    text = dumps(data, indent=2) if "--json" in args else None
+    if options.case or options.skip_case:
+        data["cases"] = [
+            case
+            for case in data["cases"]
+            if (not options.case or _matches(case["id"], options.case))
+            and not _matches(case["id"], options.skip_case)
+        ]
+        if options.case:  # as in a run: the tests that run no example case are left out
+            data["properties"], data["other"] = [], []
+        for contract, counts in data["contracts"].items():
+            counts["cases"] = sum(contract in case["checks"] for case in data["cases"])
+    text = dumps(data, indent=2) if options.json else None
     sys.stdout.write((text or render_listing(data)) + "\n")
     return 0
+
+
+def _matches(case_id: str, globs: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(case_id, glob) for glob in globs)
 
 
 def run_suite(args: list[str]) -> int:

@@ -241,3 +241,26 @@ def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_p
     assert "Traceback" not in err
     assert not (tmp_path / "found").exists()
 
+
+def test_a_case_glob_matching_nothing_is_named(tmp_path: Path) -> None:
+    """M7: ``--case 'registy/*'`` ran nothing without saying which glob matched nothing."""
+    code, out, err = run(tmp_path, "--case", "registy/*")
+    assert code == 4, out + err
+    assert "--case 'registy/*' matches no example case" in err
+    assert "Traceback" not in err
+
+
+def test_list_honours_case_and_refuses_unknown_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """M7: ``--list`` ignored ``--case`` and unknown options."""
+    from conformance.run.runner import main
+
+    assert main(["--list", "--json", "--case", "registry/duplicate-*"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cases"] and all(c["id"].startswith("registry/duplicate-") for c in data["cases"])
+    assert data["properties"] == data["other"] == []
+    with pytest.raises(SystemExit) as exit:
+        main(["--list", "--frobnicate"])
+    assert exit.value.code == 2
+    assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
