@@ -43,7 +43,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the handshake as JSON")
     args = parser.parse_args(argv)
     out = out or sys.stdout
-    started = _start(args.impl, args.case_timeout, out, quiet=args.json)
+    started = _start(args.impl, args.case_timeout, out, as_json=args.json)
     if isinstance(started, int):
         return started
     impl, handshake = started
@@ -76,25 +76,30 @@ def _parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 
 def _start(
-    spec: str, timeout: float, out: TextIO, quiet: bool = False
+    spec: str, timeout: float, out: TextIO, as_json: bool = False
 ) -> tuple[Implementation, Handshake] | int:
     """The implementation, started, and its handshake; else the exit status, said why: 2 when
-    ``spec`` names nothing that can be loaded, 1 when the handshake fails."""
+    ``spec`` names nothing that can be loaded, 1 when the handshake fails (``as_json``: said as
+    JSON, ``{"handshake": null, "error", "context"}``, as ``info --json`` promises JSON)."""
     try:
         impl = load_implementation(spec, timeout=timeout)
     except (ImportError, AttributeError, TypeError, ValueError) as error:
         sys.stderr.write(f"cannot load {spec!r}: {error}\n")
         return 2
-    if not quiet:
+    if not as_json:
         out.write(f"starting {impl.label}\n")
     try:
         return impl, impl.handshake()
     except ProtocolError as error:
         context = getattr(error, "context", None)
+        impl.close()
+        if as_json:
+            failed = {"handshake": None, "error": f"handshake failed: {error}", "context": context}
+            out.write(dumps(failed, indent=2) + "\n")
+            return 1
         out.write(f"FAILED: handshake: {error}\n")
         if context:
             out.write(format_context(context) + "\n")
-        impl.close()
         return 1
 
 
