@@ -363,7 +363,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
-            idle = sum(selection[key] for key in ("skipped", "not applicable", "not reached"))
+            idle = sum(
+                selection[key]
+                for key in ("skipped", "not applicable", "not reached", "live not run")
+            )
             if idle:
                 state.verdicts.append(
                     f"--fail-on-skip: {idle} selected test(s) of {label} did not run"
@@ -414,6 +417,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_line(state.report.render(colour))
     for line in state.verdicts:
         terminalreporter.write_line(f"run failed: {line}")
+    if state.verdicts:
+        # pytest's closing line counts what pytest saw ("9 passed"): it says the run failed too.
+        terminalreporter.stats.setdefault("run failed", []).extend(state.verdicts)
     path = config.getoption("--conformance-json")
     if path:
         suite = {

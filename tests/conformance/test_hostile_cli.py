@@ -264,3 +264,34 @@ def test_list_honours_case_and_refuses_unknown_options(
         main(["--list", "--frobnicate"])
     assert exit.value.code == 2
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
+
+
+def test_info_json_prints_json_when_the_handshake_fails(tmp_path: Path) -> None:
+    """M11: ``info --json`` printed text when the handshake failed."""
+    broken = Path(__file__).with_name("broken_harness.py")
+    code, out, err = run(
+        tmp_path, "info", "--json", "--impl", f"{sys.executable} {broken} bad-handshake"
+    )
+    assert code == 1, out + err
+    document = json.loads(out)
+    assert document["handshake"] is None
+    assert "speaks protocol 999" in document["error"]
+
+
+def test_fail_on_skip_fails_when_the_live_test_did_not_run(tmp_path: Path) -> None:
+    """The exit-code table says 1 when a selected test did not run; the live test not run
+    (no --live) exited 0."""
+    code, out, err = run(tmp_path, "--contract", "PROMPT-CACHE-E2E", "--fail-on-skip")
+    assert code == 1, out + err
+    assert "--fail-on-skip: 1 selected test(s) of reference did not run" in out
+
+
+def test_pytests_closing_line_agrees_with_a_failed_run(tmp_path: Path) -> None:
+    """M9: the suite's table failed the run (here: a harness that cannot start), while pytest's
+    closing line said only what it counted."""
+    broken = Path(__file__).with_name("broken_harness.py")
+    code, out, err = run(
+        tmp_path, "--impl", f"{sys.executable} {broken} bad-handshake", "--case", "registry/*"
+    )
+    assert code == 1, out + err
+    assert "1 run failed" in out.strip().splitlines()[-1], out
