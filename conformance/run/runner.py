@@ -15,6 +15,7 @@ import argparse
 import fnmatch
 import importlib
 import io
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -71,7 +72,18 @@ def export_cases(argv: list[str]) -> int:
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--contract", action="append", default=[], metavar="ID")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a directory that is not empty and holds no previous export",
+    )
     args = parser.parse_args(argv)
+    if not args.force and not _empty_or_exported(args.directory):
+        sys.stderr.write(
+            f"{parser.prog}: {args.directory} is not empty and holds no previous export "
+            "(index.json); give an empty or new directory, or --force to write into it\n"
+        )
+        return 2
     try:
         count = export(args.directory, frozenset(known_contracts(args.contract)))
     except ValueError as error:
@@ -82,6 +94,19 @@ def export_cases(argv: list[str]) -> int:
         return 2
     sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
     return 0
+
+
+def _empty_or_exported(directory: Path) -> bool:
+    """Whether ``export-cases`` may write into ``directory`` without ``--force``: it does not
+    exist, is empty, or holds a previous export (an ``index.json`` naming its format and cases),
+    whose files the export replaces (issue 37, M8). A file there is refused later, by name."""
+    if not directory.is_dir() or not any(directory.iterdir()):
+        return True
+    try:
+        index = json.loads((directory / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(index, dict) and "format" in index and "cases" in index
 
 
 #: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.

@@ -295,3 +295,23 @@ def test_pytests_closing_line_agrees_with_a_failed_run(tmp_path: Path) -> None:
     )
     assert code == 1, out + err
     assert "1 run failed" in out.strip().splitlines()[-1], out
+
+
+def test_export_into_a_non_empty_directory_is_refused_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """M8: export-cases overwrote files of a non-empty directory in silence. An empty or new
+    directory, or a previous export, is written; another needs --force."""
+    from conformance.run.runner import main
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    assert main(["export-cases", str(mine), "--contract", "PROMPT-TOOL-ORDER"]) == 2
+    assert "is not empty and holds no previous export" in capsys.readouterr().err
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    assert main(["export-cases", str(mine), "--contract", "PROMPT-TOOL-ORDER", "--force"]) == 0
+    assert (mine / "index.json").exists() and (mine / "notes.txt").read_text() == "my notes"
+    again = tmp_path / "again"
+    assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
+    assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
