@@ -117,6 +117,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "check-log": _subcommand("check_log"),
     "summary": _subcommand("summary"),
     "fuzz": _subcommand("fuzz"),
+    "run-case": _subcommand("run_case"),
 }
 
 _USAGE: Final = """\
@@ -127,6 +128,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance check-log PATH...         check recorded session logs offline, rule by rule
        dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
        dsh-conformance fuzz --impl SPEC          generated scenarios until a divergence, shrunk
+       dsh-conformance run-case FILE [--impl SPEC]  one exported (or fuzz-written) case file
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 

@@ -315,3 +315,30 @@ def test_export_into_a_non_empty_directory_is_refused_unless_forced(
     again = tmp_path / "again"
     assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
     assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
+
+
+def test_run_case_replays_an_exported_case_against_an_implementation(tmp_path: Path) -> None:
+    """M5: a case file (exported, or written by fuzz in the same format) could not be run
+    against an implementation. The reference passes it; the gallery's ProjectAnswersOk fails it;
+    a file that is no case is one line, exit 2."""
+    gallery = ROOT / "tests" / "gallery"
+    code, out, err = run(tmp_path, "export-cases", "cases", "--contract", "LOOP-RUNTIME-CONTEXT")
+    assert code == 0, out + err
+    case = tmp_path / "cases" / "runtime-context__never-seen-and-empty-proposes-nothing.json"
+    code, out, err = run(tmp_path, "run-case", str(case))
+    assert (code, out) == (
+        0,
+        "passed runtime-context/never-seen-and-empty-proposes-nothing against reference\n",
+    ), err
+    done = subprocess.run(
+        command("run-case", str(case), "--impl", "wrong_impls:ProjectAnswersOk"),
+        cwd=tmp_path,
+        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{gallery}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("FAILED runtime-context/never-seen-and-empty-proposes-nothing")
+    code, out, err = run(tmp_path, "run-case", str(tmp_path / "cases" / "COMPARISON.md"))
+    assert code == 2 and "not a case file" in err and "Traceback" not in err, err
