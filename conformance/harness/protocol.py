@@ -84,6 +84,10 @@ STOP_MESSAGE: Final = {"type": "stop"}
 def parse_handshake(message: Json) -> Handshake:
     if not isinstance(message, dict) or message.get("type") != "started":
         raise ProtocolError(f"expected a 'started' message in answer to 'start', got {message!r}")
+    if "protocol" not in message:
+        raise ProtocolError(
+            f"the 'started' answer has no 'protocol'; this suite speaks protocol {PROTOCOL_VERSION}"
+        )
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"the implementation speaks protocol {message.get('protocol')!r}; "
