@@ -283,7 +283,7 @@ class Report:
                 f"({len(compared)})"
             )
         else:
-            lines.append(f"where they disagree ({len(disagree)} tests):")
+            lines.append(f"where they disagree ({len(disagree)} test{'s' * (len(disagree) > 1)}):")
             for test in disagree:
                 cells = [
                     f"{column} {outcomes[label].get(test, 'absent')}"
