@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -139,7 +140,10 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
                 return 1
         if not replay(impl, handshake.capabilities, out):
             return 1
-        out.write("ok: the implementation speaks the protocol; run dsh-conformance for the rest\n")
+        out.write(
+            "ok: the implementation speaks the protocol; for the rest, run: "
+            f"dsh-conformance --impl {shlex.quote(spec)}\n"
+        )
         return 0
     finally:
         impl.close()
