@@ -118,3 +118,43 @@ def test_an_unreadable_line_causes_no_follow_on_violation(tmp_path: Path) -> Non
         assert status == 2
         assert "not JSON" in err or "not a JSON" in err, err
         assert out == [f"{tmp_path / 'session.jsonl'}: 28 event(s), 1 line(s) not read"], out
+
+
+def test_list_descriptions_are_whole_sentences() -> None:
+    """Low: ``--list`` cut a test's description at its docstring's first line (mid-sentence),
+    or left it empty for a test without one."""
+    from conformance.run.catalog import listing
+
+    data = listing()
+    for test in data["properties"] + data["other"]:
+        why = test["why"]
+        named = test["test"].removeprefix("test_").replace("_", " ")
+        assert why == named or why.endswith("."), test  # a whole paragraph, or the test's name
+
+
+def test_a_handshake_without_protocol_says_so() -> None:
+    """Low: "speaks protocol None" when `started` lacks `protocol`."""
+    from conformance.harness.protocol import ProtocolError, parse_handshake
+
+    with pytest.raises(ProtocolError, match="has no 'protocol'") as info:
+        parse_handshake({"type": "started", "implementation": {"name": "x"}, "capabilities": []})
+    assert "None" not in str(info.value)
+
+
+def test_the_comparison_counts_one_test_in_the_singular() -> None:
+    """Low: "(1 tests)"."""
+    report = Report([CONTRACT])
+    for label, outcome in (("a", "passed"), ("b", "failed")):
+        report.collect(label, "t1", (CONTRACT,))
+        report.record(Result("t1", label, (CONTRACT,), outcome, "boom" * (outcome == "failed")))
+    assert "where they disagree (1 test):" in report.render()
+
+
+def test_smokes_closing_hint_keeps_the_impl_given() -> None:
+    """Low: smoke's closing hint said "run dsh-conformance", dropping the --impl given."""
+    from conformance.run import smoke
+
+    out = io.StringIO()
+    spec = "reference.harness:Driver"
+    assert smoke.main(["--impl", spec], out) == 0
+    assert out.getvalue().splitlines()[-1].endswith(f"run: dsh-conformance --impl {spec}")
