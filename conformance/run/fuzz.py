@@ -43,6 +43,7 @@ from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import Case
 from ..judge.jsontext import dumps
 from .catalog import exported_case, file_name
+from .options import seconds
 
 
 def main(argv: list[str]) -> int:
@@ -57,7 +58,7 @@ def main(argv: list[str]) -> int:
         "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
     )
     parser.add_argument(
-        "--budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"
+        "--budget", type=seconds, default=60.0, metavar="SECONDS", help="default: 60"
     )
     parser.add_argument(
         "--seed", type=int, default=0, metavar="N", help="the same seed, the same scenarios"
@@ -93,13 +94,20 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--shrink-budget",
-        type=_seconds,
+        type=seconds,
         default=60.0,
         metavar="SECONDS",
         help="seconds spent shrinking, at most (default: 60)",
     )
-    parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
+    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
+    database = Path(args.database) if args.database not in (None, "none") else None
+    if database is not None and database.exists() and not database.is_dir():
+        # Hypothesis would store nothing in a file, and say nothing.
+        parser.error(
+            f"--database {args.database}: not a directory (found examples are kept in a "
+            "directory, one file each)"
+        )
     existing = next(path for path in (args.out, *args.out.parents) if path.exists())
     if not existing.is_dir():
         parser.error(f"--out {args.out}: {existing} is not a directory")
@@ -257,10 +265,3 @@ def _count(least: int) -> Callable[[str], int]:
         return value
 
     return count
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive finite number of seconds")
-    return value

@@ -342,3 +342,21 @@ def test_run_case_replays_an_exported_case_against_an_implementation(tmp_path: P
     assert done.stdout.startswith("FAILED runtime-context/never-seen-and-empty-proposes-nothing")
     code, out, err = run(tmp_path, "run-case", str(tmp_path / "cases" / "COMPARISON.md"))
     assert code == 2 and "not a case file" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--budget", "soon"], "argument --budget: 'soon' is not a number of seconds"),
+        (["--database", "db.txt"], "--database db.txt: not a directory"),
+    ],
+)
+def test_fuzz_names_a_bad_budget_and_a_database_file(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    """Low: ``invalid _seconds value``; ``--database FILE`` silently stored nothing."""
+    (tmp_path / "db.txt").write_text("my notes\n")
+    code, out, err = run(tmp_path, "fuzz", "--impl", "reference", *args)
+    assert code == 2, out + err
+    assert says in err and "_seconds" not in err, err
+    assert (tmp_path / "db.txt").read_text() == "my notes\n"
