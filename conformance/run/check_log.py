@@ -45,6 +45,7 @@ from typing import Any, BinaryIO, Final, TextIO
 from ..harness.process import MAX_LINE_BYTES
 from ..judge.logfold import RULES, LogFold
 from ..judge.nesting import MAX_NESTING, nesting_problem
+from .exits import FOUND, OK, UNUSABLE
 
 Json = Any
 
@@ -86,7 +87,7 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # a usage error (argparse printed it) or --help
         return int(exit.code or 0)
-    status = 0
+    status = OK
     for path in args.paths:
         status = max(status, check_file(path, sys.stdout, sys.stderr))
     return status
@@ -107,7 +108,7 @@ def check_file(path: str, out: TextIO, err: TextIO) -> int:
             return _check(label, _read(label, stream), out, err)
     except LogFileError as error:
         err.write(f"{error}\n")
-        return 2
+        return UNUSABLE
 
 
 def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> int:
@@ -153,7 +154,7 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
     held.flush()
     if count == 0:
         out.write(f"{label}: no events: an empty log checks nothing\n")
-        return 1
+        return FOUND
     verdict = ", ".join(
         part
         for part in (
@@ -163,7 +164,7 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
         if part
     )
     out.write(f"{label}: {count} event(s), {verdict or 'valid'}\n")
-    return 2 if unreadable else 1 if problems else 0
+    return UNUSABLE if unreadable else FOUND if problems else OK
 
 
 #: Rules one cause breaks at every later event of a loop instance (a missing request/header

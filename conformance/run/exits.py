@@ -14,9 +14,11 @@ from typing import Final
 #: selected test ran). Any subcommand that did its job and found nothing wrong.
 OK: Final = 0
 #: The run: a test failed or errored, a baseline entry is stale or names no test, a late second
-#: answer, ``--fail-on-skip`` found a test that did not run, or no implementation declared a
-#: capability any selected test needs (nothing ran: no verdict is no pass). A subcommand: it
-#: found something (a failed handshake or case, violations in a log, a divergence).
+#: answer, a failed handshake, ``--fail-on-skip`` found a test that did not run (the live test
+#: included), or no selected test ran to a verdict (no capability a selected test needs, or all
+#: skipped: no verdict is no pass). A subcommand: it found something (``info``/``smoke``: a failed
+#: handshake, case or smoke-file reply; ``check-log``: a violation, or a log with no events;
+#: ``fuzz``: a divergence; ``run-case``: the case failed, errored or did not run).
 FOUND: Final = 1
 #: Interrupted (Ctrl-C), or the `conformance` extra is missing; for a subcommand, also a usage
 #: error: a bad option, an ``--impl`` that cannot be loaded or built, a file that cannot be read

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TextIO
 
-from .exits import INTERRUPTED
+from .exits import INTERRUPTED, OK, UNUSABLE
 
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).parents[1]
@@ -83,7 +83,7 @@ def export_cases(argv: list[str]) -> int:
             f"{parser.prog}: {args.directory} is not empty and holds no previous export "
             "(index.json); give an empty or new directory, or --force to write into it\n"
         )
-        return 2
+        return UNUSABLE
     try:
         count = export(args.directory, frozenset(known_contracts(args.contract)))
     except ValueError as error:
@@ -91,9 +91,9 @@ def export_cases(argv: list[str]) -> int:
     except OSError as error:
         reason = error.strerror or str(error)
         sys.stderr.write(f"{parser.prog}: cannot write the cases to {args.directory}: {reason}\n")
-        return 2
+        return UNUSABLE
     sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
-    return 0
+    return OK
 
 
 def _empty_or_exported(directory: Path) -> bool:
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         return _guarded(lambda: _interruptible(args[0], args[1:]))
     if "--version" in args:
         sys.stdout.write(f"{version()}\n")
-        return 0
+        return OK
     if "-h" in args or "--help" in args:
         return _guarded(print_help)
     if "--help-pytest" in args:
@@ -200,7 +200,7 @@ def print_help() -> int:
     group.add_argument("--list", action="store_true", help="list the cases instead of running")
     group.add_argument("--json", action="store_true", help="with --list: as JSON")
     sys.stdout.write(parser.format_help())
-    return 0
+    return OK
 
 
 def list_cases(args: list[str]) -> int:
@@ -220,7 +220,7 @@ def list_cases(args: list[str]) -> int:
         contracts = frozenset(known_contracts(options.contract))
     except ValueError as error:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
-        return 2
+        return UNUSABLE
     data = listing(contracts)
     if options.case or options.skip_case:
         data["cases"] = [
@@ -235,7 +235,7 @@ def list_cases(args: list[str]) -> int:
             counts["cases"] = sum(contract in case["checks"] for case in data["cases"])
     text = dumps(data, indent=2) if options.json else None
     sys.stdout.write((text or render_listing(data)) + "\n")
-    return 0
+    return OK
 
 
 def _matches(case_id: str, globs: list[str]) -> bool:
@@ -361,9 +361,9 @@ def _guarded(command: Callable[[], int]) -> int:
         if missing not in _EXTRA_MODULES:
             raise
         sys.stderr.write(_MISSING_EXTRA.format(missing=missing))
-        return 2
+        return UNUSABLE
     except BrokenPipeError:
-        status = 0
+        status = OK
     if _stdout_closed():
         # Python would complain about the closed pipe at exit; the reader has gone, so go quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -21,6 +21,7 @@ from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, Protoco
 from ..harness.transport import Implementation, load_implementation
 from ..judge.jsontext import dumps
 from .execute import case_problems, failure_message, format_context
+from .exits import FOUND, OK, UNUSABLE
 from .options import seconds
 
 Json = Any
@@ -58,7 +59,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
             "unknownCapabilities": sorted(handshake.capabilities - set(CAPABILITIES)),
         }
         out.write(dumps(described, indent=2) + "\n")
-        return 0
+        return OK
     out.write(f"name: {handshake.name}\nversion: {handshake.version}\n")
     out.write(f"language: {handshake.language or '(not given)'}\n")
     for capability in CAPABILITIES:
@@ -66,7 +67,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
         out.write(f"capability {capability}: {mark}\n")
     for unknown in sorted(handshake.capabilities - set(CAPABILITIES)):
         out.write(f"capability {unknown}: declared, unknown to this suite (ignored)\n")
-    return 0
+    return OK
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -86,7 +87,7 @@ def _start(
         impl = load_implementation(spec, timeout=timeout)
     except (ImportError, AttributeError, TypeError, ValueError) as error:
         sys.stderr.write(f"cannot load {spec!r}: {error}\n")
-        return 2
+        return UNUSABLE
     if not as_json:
         out.write(f"starting {impl.label}\n")
     try:
@@ -97,11 +98,11 @@ def _start(
         if as_json:
             failed = {"handshake": None, "error": f"handshake failed: {error}", "context": context}
             out.write(dumps(failed, indent=2) + "\n")
-            return 1
+            return FOUND
         out.write(f"FAILED: handshake: {error}\n")
         if context:
             out.write(format_context(context) + "\n")
-        return 1
+        return FOUND
 
 
 def smoke(spec: str, timeout: float, out: TextIO) -> int:
@@ -116,7 +117,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
         runnable = [c for c in all_cases() if set(c.requires) <= handshake.capabilities]
         if not runnable:
             out.write("FAILED: it declares none of the capabilities the cases need\n")
-            return 1
+            return FOUND
         # The smallest case that assembles: it touches the most of the protocol for its size.
         case = min(
             runnable, key=lambda c: (all(op["op"] != "assemble" for op in c.ops), len(c.ops))
@@ -128,7 +129,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
             out.write(f"FAILED: errored: {outcome.reason}\n")
             if outcome.context is not None:
                 out.write(format_context(outcome.context) + "\n")
-            return 1
+            return FOUND
         if outcome.kind == "skipped":
             out.write(f"protocol ok, case skipped: {outcome.reason}\n")
         else:
@@ -137,14 +138,14 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
             if problems:
                 message = failure_message(case, outcome.observations, problems)
                 out.write(f"FAILED: {message}\n")
-                return 1
+                return FOUND
         if not replay(impl, handshake.capabilities, out):
-            return 1
+            return FOUND
         out.write(
             "ok: the implementation speaks the protocol; for the rest, run: "
             f"dsh-conformance --impl {shlex.quote(spec)}\n"
         )
-        return 0
+        return OK
     finally:
         impl.close()
 
