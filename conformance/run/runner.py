@@ -222,6 +222,10 @@ def list_cases(args: list[str]) -> int:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
         return UNUSABLE
     data = listing(contracts)
+    for glob in options.case:
+        if not any(_matches(case["id"], [glob]) for case in data["cases"]):
+            sys.stderr.write(f"dsh-conformance --list: --case {glob!r} matches no example case\n")
+            return UNUSABLE
     if options.case or options.skip_case:
         data["cases"] = [
             case

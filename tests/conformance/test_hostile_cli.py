@@ -260,6 +260,8 @@ def test_list_honours_case_and_refuses_unknown_options(
     data = json.loads(capsys.readouterr().out)
     assert data["cases"] and all(c["id"].startswith("registry/duplicate-") for c in data["cases"])
     assert data["properties"] == data["other"] == []
+    assert main(["--list", "--case", "registy/*"]) == 2
+    assert "--case 'registy/*' matches no example case" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit:
         main(["--list", "--frobnicate"])
     assert exit.value.code == 2
