@@ -6,14 +6,19 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sample_logs import valid_log
 from test_summary import implementation, write_report
 
+from conformance.cases import all_cases
+from conformance.harness.transport import InProcess
 from conformance.run.check_log import check_file
+from conformance.run.execute import check
 from conformance.run.report import Report, Result
 from conformance.run.summary import load, markdown
+from reference.harness import Driver
 
 CONTRACT = "PROMPT-TOOL-ORDER"
 
@@ -158,3 +163,40 @@ def test_smokes_closing_hint_keeps_the_impl_given() -> None:
     spec = "reference.harness:Driver"
     assert smoke.main(["--impl", spec], out) == 0
     assert out.getvalue().splitlines()[-1].endswith(f"run: dsh-conformance --impl {spec}")
+
+
+class _DropsUndefined(Driver):
+    """The reference answering as a JavaScript harness does: `{message: undefined}` and
+    `{header: undefined}` lose their key in JSON (`JSON.stringify`), so "none" is `{}`."""
+
+    def handle(self, message: Any) -> Any:
+        answer = super().handle(message)
+        if message["type"] == "run" and answer.get("type") == "observed":
+            ops = message["scenario"]["ops"]
+            answer["observations"] = [
+                {} if op["op"] in ("project", "session-header") and observed in _NONE else observed
+                for op, observed in zip(ops, answer["observations"], strict=True)
+            ]
+        return answer
+
+
+_NONE = ({"message": None}, {"header": None})
+
+
+def test_a_harness_that_drops_undefined_stays_conforming() -> None:
+    """Issue 37, H6: the per-op shapes and the fixed field rules still read `{}` as "none", so
+    a JavaScript harness that conformed still does, on every case with such an answer."""
+    impl = InProcess(_DropsUndefined(), "drops undefined")
+    chosen = [
+        case
+        for case in all_cases()
+        if any(op["op"] in ("project", "session-header") for op in case.ops)
+    ]
+    dropped = 0
+    try:
+        for case in chosen:
+            observations = check(impl, case)
+            dropped += sum(observed == {} for observed in observations)
+    finally:
+        impl.close()
+    assert len(chosen) > 15 and dropped > 5
