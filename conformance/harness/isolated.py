@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from .transport import DriverRaised, driver_of
+from .transport import DriverRaised, DriverUnusable, driver_of
 
 Json = Any
 
@@ -22,7 +22,11 @@ Json = Any
 def main(spec: str) -> None:
     """Answer JSON-lines messages with the driver ``spec`` names, until ``stop`` or end of input;
     what its ``handle`` raises, or a ``sys.exit``, is answered ``errored``, naming it."""
-    driver = driver_of(spec)
+    try:
+        driver = driver_of(spec)
+    except DriverUnusable as error:  # one line for the suite to show, not a traceback
+        sys.stderr.write(f"{spec}: {error}\n")
+        sys.exit(1)
     for line in sys.stdin:
         if not line.strip():
             continue

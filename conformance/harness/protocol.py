@@ -88,6 +88,10 @@ def parse_handshake(message: Json) -> Handshake:
             f"expected a 'started' message in answer to 'start', got {message!r} "
             "(conformance/PROTOCOL.md, 'Messages')"
         )
+    if "protocol" not in message:
+        raise ProtocolError(
+            f"the 'started' answer has no 'protocol'; this suite speaks protocol {PROTOCOL_VERSION}"
+        )
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolError(
             f"the implementation speaks protocol {message.get('protocol')!r}; "

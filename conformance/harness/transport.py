@@ -22,8 +22,10 @@ import shutil
 import signal
 import sys
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
@@ -79,6 +81,9 @@ class Implementation(ABC):
         #: Why no further case is sent (a failed handshake, ``--max-errors``); ``None`` while
         #: the implementation is in the running.
         self.stopped: str | None = None
+        #: Why the ``start`` handshake failed, with what the implementation printed: a fact
+        #: about the run (it fails the run), never a contract's failure.
+        self.start_failure: str | None = None
         #: Tags the cases run from now on (see `LateError`).
         self.owner: Any = None
         self.late_errors: list[LateError] = []
@@ -290,6 +295,10 @@ class Subprocess(Implementation):
         self.argv = argv
         self._child: Child | None = None
         self._last_case: tuple[Any, str] | None = None
+        #: Whether a request was sent whose answer has not been read: an interrupted run
+        #: (Ctrl-C) leaves one, and its answer, read at `close`, is no extra line of the case
+        #: before (issue 37).
+        self._awaiting = False
 
     def handshake(self) -> Handshake:
         """Start the process if it is not running; every (re)start repeats the handshake.
@@ -302,6 +311,7 @@ class Subprocess(Implementation):
             return self._handshake
         self._kill()
         self._child = Child(self.argv)
+        self._awaiting = False
         try:
             answer = self._request(start_message(), "start", self.start_timeout)
             handshake = parse_handshake(answer)
@@ -319,6 +329,10 @@ class Subprocess(Implementation):
         try:
             if self._child is None:
                 self.handshake()
+            if self._awaiting:
+                # The previous request was interrupted: its answer, still to come, belongs to
+                # no case; a fresh process is in step.
+                self._restart()
             self._blame_leftovers()
             answer = self._request(run_message(case_id, scenario), "run")
             if self._is_late(answer, case_id):
@@ -378,13 +392,16 @@ class Subprocess(Implementation):
         timeout); a `TransportFailure` says what went wrong."""
         child = self._child
         assert child is not None
+        self._awaiting = True
         try:
             child.send(message)
         except OSError as error:
             raise TransportFailure(
                 f"could not send '{what}' ({child.status()}): {error}"
             ) from error
-        return self._read_answer(what, self.timeout if timeout is None else timeout)
+        answer = self._read_answer(what, self.timeout if timeout is None else timeout)
+        self._awaiting = False
+        return answer
 
     def _read_answer(self, what: str, timeout: float) -> Json:
         child = self._child
@@ -446,7 +463,7 @@ class Subprocess(Implementation):
         if child is not None:
             child.stop()
             extra = child.leftovers()
-            if extra:
+            if extra and not self._awaiting:
                 self._blame_previous(show(extra[0]))
 
 
@@ -500,14 +517,46 @@ def in_process(spec: str) -> bool:
 def driver_of(spec: str) -> Any:
     """The driver ``module:attr`` names: the object, or an instance of the class."""
     target = _driver_target(spec)
-    return target() if isinstance(target, type) else target
+    if not isinstance(target, type):
+        return target
+    try:
+        return target()
+    except (Exception, SystemExit) as error:
+        raise DriverUnusable(f"{spec}()", error) from None
+
+
+class DriverUnusable(ValueError):
+    """Importing or building an in-process driver raised: what it raised, and where in the
+    user's own code (a usage error of ``--impl``, never a traceback: issue 37)."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        where = ""
+        if not isinstance(error, SyntaxError):  # its message names the file and line already
+            own = [
+                frame
+                for frame in traceback.extract_tb(error.__traceback__)
+                if not frame.filename.startswith("<")
+                and not Path(frame.filename).resolve().is_relative_to(_PACKAGE)
+            ]
+            if own:
+                where = f" (at {own[-1].filename}, line {own[-1].lineno}, in {own[-1].name})"
+        super().__init__(f"{what} raised {type(error).__name__}: {error}{where}")
+
+
+#: The suite's package: frames inside it are not the user's.
+_PACKAGE: Final = Path(__file__).resolve().parents[1]
 
 
 def _driver_target(spec: str) -> Any:
     """What ``module:attr`` names, imported but not instantiated: an object or a class with a
     ``handle(message)`` method."""
     module_name, attribute = spec.split(":")
-    target: Any = importlib.import_module(module_name)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise DriverUnusable(f"importing {module_name}", error) from None
     for part in attribute.split("."):
         target = getattr(target, part)
     if not callable(getattr(target, "handle", None)):

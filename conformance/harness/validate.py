@@ -80,6 +80,53 @@ def check_answer(message: Json, request: str) -> None:
     )
 
 
+def shape_problems(ops: list[Json], observations: list[Json]) -> dict[int, str]:
+    """Each observation that lacks its op's shape (``observationOf`` in the schema), by index:
+    ``{"ok": true}`` where a `project` answers ``{"message": …}`` is no "nothing proposed"
+    (issue 37, LOOP-RUNTIME-CONTEXT). ``observations`` already fit the schema as a whole (one
+    observation shape or another), so the keys alone tell which shape an observation has."""
+    found = {}
+    for index, (op, observed) in enumerate(zip(ops, observations, strict=False)):
+        shapes = observation_shapes(op.get("op"))
+        if shapes and not any(_has_shape(observed, keys) for keys in shapes):
+            wanted = " or ".join(_shown_shape(keys) for keys in shapes)
+            found[index] = (
+                f"a {op['op']!r} answers {wanted} (protocol.schema.json, observationOf), "
+                f"got {cut(dumps(observed), _SHOWN // 3)}"
+            )
+    return found
+
+
+@functools.cache
+def observation_shapes(op: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The shapes ``op``'s observation may take, each as (required keys, allowed keys); none for
+    an op the schema does not name."""
+    entry = schema()["$defs"]["observationOf"]["properties"].get(op)
+    if entry is None:
+        return ()
+    shapes = []
+    for reference in entry["oneOf"]:
+        variant: Json = schema()
+        for part in reference["$ref"].removeprefix("#/").split("/"):
+            variant = variant[int(part) if isinstance(variant, list) else part]
+        shapes.append(
+            (
+                frozenset(variant.get("required", ())),
+                frozenset(variant.get("properties", ())),
+            )
+        )
+    return tuple(shapes)
+
+
+def _has_shape(observed: Json, shape: tuple[frozenset[str], frozenset[str]]) -> bool:
+    required, allowed = shape
+    return isinstance(observed, dict) and required <= observed.keys() <= allowed
+
+
+def _shown_shape(shape: tuple[frozenset[str], frozenset[str]]) -> str:
+    return "{" + ", ".join(f'"{key}": …' for key in sorted(shape[1])) + "}"
+
+
 def _diagnosis(message: dict[str, Json], kind: str) -> tuple[str, str]:
     """Where ``message`` breaks the schema and why, as a JSON pointer and a sentence."""
     first = next(iter(compiled(kind).iter_errors(message)))

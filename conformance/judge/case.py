@@ -212,8 +212,12 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
     if not isinstance(observed, dict):
         return f"expected {_show(expected)}, got {_show(observed)}"
     for key, want in expected.items():
-        got = observed.get(key, _ABSENT)
-        same = _SAME[FIELD_RULES.get(key, "json-value")](want, got)
+        rule = FIELD_RULES.get(key, "json-value")
+        # `{}` is the JSON of `{message: undefined}` in JavaScript: the op's one key, "none",
+        # dropped. A key missing beside others (`{"ok": true}`) is no "none" (issue 37).
+        undefined = not observed and rule in _UNDEFINED_IS_NULL
+        got = observed.get(key, None if undefined else _ABSENT)
+        same = _SAME[rule](want, got)
         if not same:
             if want == got and key == "tools":
                 return (
@@ -227,6 +231,11 @@ def _compare_fields(expected: Json, observed: Json, prefix: str) -> str | None:
                 )
             return f"{prefix}{key}: expected {_show(want)}, got {_show(got)}"
     return None
+
+
+#: The field rules whose key, the only one of its op's observation, a harness in a language that
+#: drops ``undefined`` from JSON may leave out for ``null`` (PROTOCOL.md, "The session capability").
+_UNDEFINED_IS_NULL: Final = frozenset({"header", "null-or-absent"})
 
 
 def _same_tools(expected: Json, observed: Json) -> bool:
@@ -253,10 +262,11 @@ def _same_header(expected: Json, observed: Json) -> bool:
     """A header observation (PROMPT-HEADER-CANONICAL): every field equal as a JSON value, key
     order not compared (config's is not fixed), but each tool schema's ``parameters`` in the same
     key order (integer-like keys aside, as for every tool list). "No header" is ``null``, or the
-    key left out (JavaScript's ``undefined`` vanishes from JSON)."""
-    observed = None if observed is _ABSENT else observed
+    key left out of an otherwise empty observation (`_compare_fields`)."""
     if expected is None or observed is None:
         return expected is observed
+    if not isinstance(observed, dict):
+        return False
     tools = expected.get("tools"), observed.get("tools")
     return strict_equal(expected, observed) and (tools == (None, None) or _same_tools(*tools))
 
@@ -305,8 +315,9 @@ def _equal(expected: Json, observed: Json) -> bool:
 
 
 def _same_proposal(expected: Json, observed: Json) -> bool:
-    """A `project` observation: the message, or ``null`` / the key left out for nothing."""
-    return _equal(expected, None if observed is _ABSENT else observed)
+    """A `project` observation: the message, or ``null`` for nothing (also the key left out of an
+    otherwise empty observation: `_compare_fields`)."""
+    return _equal(expected, observed)
 
 
 #: The field rule of each observation field not compared as a JSON value (``json-value``).
@@ -378,7 +389,7 @@ def _under(
 #: Version of `RULES`, `FIELD_RULES` and the log view (conformance/export/COMPARISON.md): bumped
 #: whenever a rule's meaning changes, so that a runner in another language refuses an export it
 #: does not know instead of judging it wrongly.
-COMPARISON_VERSION: Final = 1
+COMPARISON_VERSION: Final = 2
 
 #: Comparison rule name → comparison of a whole expectation with a whole observation.
 RULES: Final[dict[str, Callable[[Json, Json], str | None]]] = {

@@ -147,6 +147,17 @@ class LogFold:
     #: long log (``check-log``) holds a few bytes a message, not the messages. `messages` then
     #: cannot be derived.
     keep_events: bool = True
+    #: Judge every event's envelope as a seed's (``check-log``: a recorded log is what a later
+    #: run seeds): ``time`` an integer of magnitude at most 2^53 - 1, as `session-event-invalid`
+    #: requires (``seq`` is its index, and lossless JSON: never ``-0``). A loop's own ``time`` is
+    #: informational and not judged.
+    seed_envelope: bool = False
+    #: An event of this loop instance could not be read: the rules that read the instance's
+    #: history (headers, steps, runtime context) are not judged past it, so a line that is not
+    #: JSON is reported once, not as every later event's violation too.
+    _blind: bool = False
+    #: Some event could not be read: "no header before it" is not known any more.
+    _unread: bool = False
 
     def add(self, event: Json, lossless: bool = False) -> list[Violation]:
         """Fold one more event; return (and keep) the violations it brings. ``lossless``: the
@@ -161,6 +172,8 @@ class LogFold:
         # append: it is kept (its seq is taken) but changes nothing.
         try:
             self._envelope(event, seq)
+            if self.seed_envelope:
+                _seed_envelope(event)
             self._content(event, written, lossless)
             if event["type"] in SURFACE_ELIGIBLE:
                 self._surface_op(event, seq)
@@ -175,7 +188,8 @@ class LogFold:
             self._follow_seeded(event)
         elif admitted:
             # The loop's rules: each judges the event on its own, and each break is reported.
-            for rule in (self._optional_fields, self._requests, self._steps, self._runtime_context):
+            rules = (self._optional_fields, self._requests, self._steps, self._runtime_context)
+            for rule in rules[:1] if self._blind else rules:
                 try:
                     rule(event)
                 except _Broken as broken:
@@ -206,6 +220,7 @@ class LogFold:
             self._start_instance()
         self.events.append(None)
         self._admitted.append(False)
+        self._blind = self._unread = True
 
     def messages(self) -> list[Json]:
         """The derived model messages of the surface as it is now (copies, key order kept)."""
@@ -254,7 +269,7 @@ class LogFold:
     @staticmethod
     def _content(event: Json, written: bool, lossless: bool) -> None:
         if not lossless:
-            for key in ("time", "data", "surfaceOp", "sourceEventSeqs"):
+            for key in ("seq", "time", "data", "surfaceOp", "sourceEventSeqs"):
                 problem = lossless_problem(event.get(key), key)
                 if problem is not None:
                     raise _Broken("session-non-json", f"not lossless JSON: {problem}")
@@ -407,7 +422,7 @@ class LogFold:
         self._instance_has_header = True
         if first_of_instance:
             expected = "initial" if folded is None else "resume"
-            if reason != expected:
+            if reason != expected and not (folded is None and self._unread):
                 raise _Broken(
                     "header-reason",
                     f"a loop instance's first header is {expected!r} "
@@ -439,6 +454,7 @@ class LogFold:
     def _start_instance(self) -> None:
         """A loop instance starts: no header of its own yet; the projection restores."""
         self._instance_has_header = False
+        self._blind = False
         visible = set(self.surface)
         self._retained = NEVER_SEEN
         for seq in reversed(range(len(self.events))):
@@ -690,6 +706,22 @@ def _without_block_content(data: Json) -> Json:
 
 def _step_key(data: Json) -> tuple[Json, Json]:
     return (_as_seq(data.get("turn")), _as_seq(data.get("step")))
+
+
+#: JavaScript's `Number.MAX_SAFE_INTEGER`: the bound of a seeded ``time``.
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+
+def _seed_envelope(event: Json) -> None:
+    """What a seed's envelope needs beyond an appended event's (CONTRACTS.md,
+    `session-event-invalid`): an integer ``time`` within 2^53 - 1."""
+    time = event["time"]
+    if not (isinstance(time, int) or time.is_integer()) or abs(time) > MAX_SAFE_INTEGER:
+        raise _Broken(
+            "envelope",
+            f"time must be an integer of magnitude at most 2^53 - 1, as a seed's "
+            f"(session-event-invalid), got {_show(time)}",
+        )
 
 
 def _as_seq(value: Json) -> int | None:

@@ -118,19 +118,25 @@ def _tests(contracts: frozenset[str], wanted: Callable[[str], bool]) -> list[dic
                 continue
             if contracts and not contracts & set(tagged):
                 continue
-            doc = (test.__doc__ or "").strip().splitlines()
             params = parameters(test)
             found.append(
                 {
                     "test": name,
                     "module": info.name,
                     "contracts": list(tagged),
-                    "why": doc[0] if doc else "",
+                    "why": _description(name, test),
                     "parameters": params,
                     "requirements": _requirements_of_test(name, params),
                 }
             )
     return found
+
+
+def _description(name: str, test: Any) -> str:
+    """What ``--list`` says of a test: its docstring's first paragraph on one line (its first
+    line alone stops mid-sentence), or, without a docstring, its name in words."""
+    paragraph = (test.__doc__ or "").strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split()) or name.removeprefix("test_").replace("_", " ")
 
 
 def _contracts(test: Any) -> tuple[str, ...]:

@@ -7,11 +7,12 @@ every violation is printed on standard output as
     PATH:LINE: seq N: RULE (CONTRACT-ID): what is wrong
 
 Real logs are taken as they are: event types outside the core vocabulary pass unchecked, numbers
-may be fractional, a header's ``config`` is compared field by field. What JSON parsing alone would
-hide is still caught: ``NaN``/``Infinity`` literals and ``-0`` are not lossless JSON, and a
-repeated object key is reported (the log's "object keys are unique"). Seqs are judged as a person
-would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are checked at
-their own seqs; a stretch that goes back (a repeated event) is reported once and skipped.
+in payloads may be fractional, a header's ``config`` is compared field by field. What JSON parsing
+alone would hide is still caught: ``NaN``/``Infinity`` literals and ``-0`` are not lossless
+JSON, and a repeated object key is reported (the log's "object keys are unique"). Seqs are judged
+as a person would: a missing stretch (``5, 6, 9``) is reported once, and the events after it are
+checked at their own seqs; a stretch that goes back (a repeated event) is reported once and
+skipped.
 
 JSON lines are read one line at a time, and the fold keeps of each event only what a later rule
 reads (`LogFold.keep_events`), so memory grows with the number of visible messages, not with
@@ -20,8 +21,15 @@ longer than `MAX_LOG_LINE_BYTES`, nested deeper than the suite reads: `conforman
 is an error on standard error naming its line; it takes its seq, so the events after it are still
 checked.
 
-Exit status: 0 when every log is valid, 1 when any violation was found, 2 when a file, or a line
-of it, cannot be read as a log (missing, not UTF-8, not JSON, beyond the limits).
+A recorded log is what a later run seeds, so every event's envelope is judged as a seed's: an
+integer ``time`` of magnitude at most 2^53 - 1 (`session-event-invalid`). One cause is reported
+once: a loop instance without its request/header is one line, however many model outputs follow,
+and a line that cannot be read is not also every later event's violation (the rules that read the
+loop instance's history are not judged past it).
+
+Exit status: 0 when every log is valid, 1 when any violation was found or a log has no events
+(an empty log checks nothing), 2 when a file, or a line of it, cannot be read as a log (missing,
+not UTF-8, not JSON, beyond the limits).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from typing import Any, BinaryIO, Final, TextIO
 from ..harness.process import MAX_LINE_BYTES
 from ..judge.logfold import RULES, LogFold
 from ..judge.nesting import MAX_NESTING, nesting_problem
+from .exits import FOUND, OK, UNUSABLE
 from .options import see
 
 Json = Any
@@ -80,7 +89,7 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # a usage error (argparse printed it) or --help
         return int(exit.code or 0)
-    status = 0
+    status = OK
     for path in args.paths:
         status = max(status, check_file(path, sys.stdout, sys.stderr))
     return status
@@ -101,12 +110,13 @@ def check_file(path: str, out: TextIO, err: TextIO) -> int:
             return _check(label, _read(label, stream), out, err)
     except LogFileError as error:
         err.write(f"{error}\n")
-        return 2
+        return UNUSABLE
 
 
 def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> int:
-    fold = LogFold(keep_events=False)
+    fold = LogFold(keep_events=False, seed_envelope=True)
     count = problems = unreadable = 0
+    held = _Held(out)
     behind = False  # inside a stretch of seqs going back, skipped after its first event
     for entry in entries:
         count += 1
@@ -140,11 +150,13 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
             )
             problems += 1
         for violation in fold.add(entry.value, lossless=entry.integers_only):
-            out.write(
-                f"{_where(label, entry, seq)}: {violation.rule} ({violation.contract}): "
-                f"{violation.message}\n"
-            )
+            line = f"{_where(label, entry, seq)}: {violation.rule} ({violation.contract}): "
+            held.write(line + violation.message, violation.rule, fold.instance_starts[-1], seq)
             problems += 1
+    held.flush()
+    if count == 0:
+        out.write(f"{label}: no events: an empty log checks nothing\n")
+        return FOUND
     verdict = ", ".join(
         part
         for part in (
@@ -154,7 +166,45 @@ def _check(label: str, entries: Iterator[Entry], out: TextIO, err: TextIO) -> in
         if part
     )
     out.write(f"{label}: {count} event(s), {verdict or 'valid'}\n")
-    return 2 if unreadable else 1 if problems else 0
+    return UNUSABLE if unreadable else FOUND if problems else OK
+
+
+#: Rules one cause breaks at every later event of a loop instance (a missing request/header
+#: at each model output): reported once per instance, with how many more events break it.
+_ONCE_PER_INSTANCE: Final = frozenset({"request-header-missing"})
+
+
+class _Held:
+    """Violation lines on their way out; one of a `_ONCE_PER_INSTANCE` rule is held back until
+    its loop instance ends, and written once, with how many more of its events broke it."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._held: tuple[str, str, int] | None = None
+        self._more: list[int] = []
+
+    def write(self, line: str, rule: str, instance: int, seq: int) -> None:
+        if self._held is not None and self._held[2] != instance:
+            self.flush()
+        if self._held is not None and self._held[1] == rule:
+            self._more.append(seq)
+        elif rule in _ONCE_PER_INSTANCE:
+            self.flush()
+            self._held = (line, rule, instance)
+        else:
+            self.out.write(f"{line}\n")
+
+    def flush(self) -> None:
+        if self._held is None:
+            return
+        line = self._held[0]
+        if self._more:
+            line += (
+                f" (and at {len(self._more)} more event(s) of this loop instance, up to seq "
+                f"{self._more[-1]})"
+            )
+        self.out.write(f"{line}\n")
+        self._held, self._more = None, []
 
 
 def _seq_found(event: Json) -> int | None:

@@ -17,7 +17,7 @@ import pytest
 
 from ..harness.protocol import Handshake, ProtocolError
 from ..harness.transport import Implementation
-from ..harness.validate import cut
+from ..harness.validate import cut, shape_problems
 from ..judge.case import Case, compared_part, describe_op, expected_observation, mismatches
 from ..judge.diff import describe
 from ..judge.invariant import INVARIANT_CONTRACTS, check_requests
@@ -69,7 +69,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
-    problems = mismatches(case, observations)
+    problems = case_problems(case, observations)
     for agent, final in finals.items():
         if _final_problem(final) is None:
             problems += [
@@ -143,6 +143,24 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
     return observations[:count], dict(zip(agents, observations[count:], strict=True))
 
 
+def case_problems(case: Case, observations: list[Json]) -> list[str]:
+    """`mismatches`, except that an observation without its op's shape says so instead of being
+    compared: an answer of another op's shape is never read as the expected one (a
+    ``{"ok": true}`` from `project` as "nothing proposed", issue 37)."""
+    if not isinstance(observations, list) or len(observations) != len(case.ops):
+        return mismatches(case, observations)
+    shapes = shape_problems(list(case.ops), observations)
+    problems = [
+        f"op #{index} {describe_op(case.ops[index])}: {problem}"
+        for index, problem in shapes.items()
+    ]
+    return problems + [
+        problem
+        for problem in mismatches(case, observations)
+        if not any(problem.startswith(f"op #{index} (") for index in shapes)
+    ]
+
+
 def _final_problem(final: Json) -> str | None:
     """Why a final ``observe`` answer cannot be checked, or ``None``."""
     if (
@@ -168,9 +186,10 @@ def _fail_on(
 def require_capabilities(impl: Implementation, required: tuple[str, ...]) -> None:
     """Skip unless ``impl`` is running and declares ``required``; its handshake, once.
 
-    A failed handshake stops the implementation: the first test reports the error with
-    everything the implementation printed, every later one is "not reached" without another
-    start (a harness that cannot start costs one timeout, not one per case).
+    A failed handshake stops the implementation: every test is "not reached", the first one
+    with the error and everything the implementation printed, without another start (a harness
+    that cannot start costs one timeout, not one per case). It is a fact about the run, not a
+    verdict on a contract (issue 37): the plugin fails the run with it (`start_failure`).
     """
     __tracebackhide__ = True
     if impl.stopped is not None:
@@ -187,11 +206,11 @@ def _handshake(impl: Implementation) -> Handshake:
         with _running(impl, "(the start handshake)"):
             return impl.handshake()
     except ProtocolError as error:
-        impl.stopped = "its handshake failed (the error is reported once, on the first case)"
+        impl.stopped = "its handshake failed"
         context = getattr(error, "context", None)
         details = "\n" + format_context(context) if context else ""
-        impl.latched_error = ImplementationErrored(f"handshake failed: {error}{details}")
-        raise impl.latched_error from None
+        impl.start_failure = f"handshake failed: {error}{details}"
+    pytest.skip(f"{NOT_REACHED} {impl.label}: {impl.start_failure}")
 
 
 @contextmanager

@@ -43,7 +43,7 @@ from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import Case
 from ..judge.jsontext import dumps
 from .catalog import exported_case, file_name
-from .options import see
+from .options import seconds, see
 
 
 def main(argv: list[str]) -> int:
@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
         "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
     )
     parser.add_argument(
-        "--budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"
+        "--budget", type=seconds, default=60.0, metavar="SECONDS", help="default: 60"
     )
     parser.add_argument(
         "--seed", type=int, default=0, metavar="N", help="the same seed, the same scenarios"
@@ -95,13 +95,20 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--shrink-budget",
-        type=_seconds,
+        type=seconds,
         default=60.0,
         metavar="SECONDS",
         help="seconds spent shrinking, at most (default: 60)",
     )
-    parser.add_argument("--case-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S")
+    parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S")
     args = parser.parse_args(argv)
+    database = Path(args.database) if args.database not in (None, "none") else None
+    if database is not None and database.exists() and not database.is_dir():
+        # Hypothesis would store nothing in a file, and say nothing.
+        parser.error(
+            f"--database {args.database}: not a directory (found examples are kept in a "
+            "directory, one file each)"
+        )
     existing = next(path for path in (args.out, *args.out.parents) if path.exists())
     if not existing.is_dir():
         parser.error(f"--out {args.out}: {existing} is not a directory")
@@ -139,7 +146,11 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         try:
             declared.append(frozenset(side.handshake().capabilities))
         except ProtocolError as error:
-            sys.stderr.write(f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}\n")
+            stderr = getattr(error, "context", {}).get("stderr", "").strip()
+            said = f" ({stderr.splitlines()[-1]})" if stderr else ""
+            sys.stderr.write(
+                f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}{said}\n"
+            )
             return 2
     families = tuple(f for f in families_for(*declared) if not args.family or f in args.family)
     if not families:
@@ -210,7 +221,7 @@ def _write(files: dict[Path, str]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
-    except OSError:
+    except BaseException:  # an OSError, or Ctrl-C between the two files
         for path in written:
             path.unlink(missing_ok=True)
         raise
@@ -255,10 +266,3 @@ def _count(least: int) -> Callable[[str], int]:
         return value
 
     return count
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive finite number of seconds")
-    return value

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from ..judge.case import CONTRACT_IDS
 from ..judge.jsontext import dumps
-from .report import OUTCOMES, PROBLEMS, RAN, READABLE_FORMATS, REPORT_FORMAT, worst_status
+from .report import DECIDED, OUTCOMES, PROBLEMS, RAN, READABLE_FORMATS, REPORT_FORMAT, worst_status
 
 Json = Any
 
@@ -71,7 +71,7 @@ class Row:
     def disagree(self, labels: list[str]) -> bool:
         """Whether the implementations that ran the test had different outcomes (a test one run
         deselected or never reached is no disagreement)."""
-        return len({self.outcome(label) for label in labels} & set(RAN)) > 1
+        return len({self.outcome(label) for label in labels} & set(DECIDED)) > 1
 
     def failing(self) -> bool:
         return any(cell.outcome in PROBLEMS for cell in self.cells.values())

@@ -110,7 +110,7 @@ OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
         {
             "action": "store_true",
             "help": "fail the run if a selected test did not run (skipped, not applicable, "
-            "not reached)",
+            "not reached, the live test not run)",
         },
     ),
     (

@@ -32,12 +32,14 @@ from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .interrupt import Latch
 from .options import OPTIONS
 from .progress import Watch
-from .report import BaselineFile, ImplementationInfo, Outcome, Report, Result, verdict
+from .report import DECIDED, BaselineFile, ImplementationInfo, Outcome, Report, Result, verdict
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
+_LATCH = pytest.StashKey[Latch]()
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 
@@ -155,16 +157,24 @@ def pytest_configure(config: pytest.Config) -> None:
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
     config.stash[_WATCH] = Watch(config, list(implementations.values()))
+    config.stash[_LATCH] = Latch()
+    config.stash[_LATCH].install()
 
 
 def _check_output_path(config: pytest.Config, option: str) -> None:
-    """Refuse a report path whose directory is missing before the run, not after it."""
+    """Refuse a report path whose directory is missing, or that is a directory, before the run,
+    not after it."""
     path = config.getoption(option)
+    if path and Path(path).is_dir():
+        raise pytest.UsageError(f"{option}: {path} is a directory; give a file name")
     if path and not Path(path).resolve().parent.is_dir():
         raise pytest.UsageError(f"{option}: the directory of {path} does not exist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    latch = config.stash.get(_LATCH, None)
+    if latch is not None:
+        latch.uninstall()
     watch = config.stash.get(_WATCH, None)
     if watch is not None:
         watch.stop()
@@ -228,21 +238,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             _apply_settings(test, profile)
         chosen = (not wanted or wanted & set(contracts)) and _case_chosen(item, *globs)
         (selected if chosen else deselected).append(item)
+    _refuse_unmatched_globs(items, globs[0])
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
 
 
+def _refuse_unmatched_globs(items: list[pytest.Item], include: list[str]) -> None:
+    """A ``--case`` glob that matches no example case of the suite is named (a typo ran nothing
+    and said nothing: issue 37, M7)."""
+    ids = [_case_id(item) for item in items]
+    for glob in include:
+        if not any(isinstance(i, str) and fnmatch.fnmatchcase(i, glob) for i in ids):
+            raise pytest.UsageError(
+                f"--case {glob!r} matches no example case (dsh-conformance --list shows them)"
+            )
+
+
 def _case_chosen(item: pytest.Item, include: list[str], exclude: list[str]) -> bool:
     """``--case`` / ``--skip-case``: whether ``item`` runs, by the id of the case it runs; a test
     that runs no example case runs only when no ``--case`` is given."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    case_id = getattr(params.get("case"), "id", None)
+    case_id = _case_id(item)
     if not isinstance(case_id, str):
         return not include
     if include and not any(fnmatch.fnmatchcase(case_id, glob) for glob in include):
         return False
     return not any(fnmatch.fnmatchcase(case_id, glob) for glob in exclude)
+
+
+def _case_id(item: pytest.Item) -> Any:
+    """The id of the example case ``item`` runs (a string), or ``None``."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return getattr(params.get("case"), "id", None)
 
 
 def _apply_settings(test: Any, profile: settings) -> None:
@@ -262,6 +289,9 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    latch = item.config.stash.get(_LATCH, None)
+    if latch is not None:
+        latch.check()
     impl = _impl_of(item)
     if impl is not None:
         impl.latched_error = None
@@ -319,10 +349,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     for impl in state.implementations.values():
         impl.close()  # what it prints on its way out may still be blamed on its last case
         _record_late_errors(state, impl)
+        if impl.start_failure is not None:
+            state.verdicts.append(f"{impl.label}: {impl.start_failure}")
+    for label in state.report.labels():
+        # Nothing ran to a verdict (a harness declaring no capability a selected test needs, or
+        # skipping them all): no verdict is no pass (issue 37).
+        results = state.report.of(label)
+        if any(r.outcome != "deselected" for r in results) and not any(
+            r.outcome in DECIDED or r.outcome == "not reached" for r in results
+        ):
+            state.verdicts.append(
+                f"{label}: no selected test ran to a verdict (skipped or not applicable): "
+                "nothing ran, which is no pass"
+            )
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
-            idle = sum(selection[key] for key in ("skipped", "not applicable", "not reached"))
+            idle = sum(
+                selection[key]
+                for key in ("skipped", "not applicable", "not reached", "live not run")
+            )
             if idle:
                 state.verdicts.append(
                     f"--fail-on-skip: {idle} selected test(s) of {label} did not run"
@@ -380,6 +426,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_line(state.report.render(colour))
     for line in state.verdicts:
         terminalreporter.write_line(f"run failed: {line}")
+    if state.verdicts:
+        # pytest's closing line counts what pytest saw ("9 passed"): it says the run failed too.
+        terminalreporter.stats.setdefault("run failed", []).extend(state.verdicts)
     path = config.getoption("--conformance-json")
     if path:
         suite = {
@@ -387,14 +436,29 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             "version": _version(),
             "protocol": PROTOCOL_VERSION,
         }
-        Path(path).write_text(state.report.to_json(suite) + "\n", encoding="utf-8")
-        terminalreporter.write_line(f"conformance results written to {path}")
+        if _written(terminalreporter, path, state.report.to_json(suite) + "\n"):
+            terminalreporter.write_line(f"conformance results written to {path}")
     template = config.getoption("--write-expected-failures")
     if template:
         for label in state.report.labels():
             target = template.replace("{impl}", re.sub(r"[^\w.-]+", "_", label))
-            Path(target).write_text(state.report.baseline(label), encoding="utf-8")
-            terminalreporter.write_line(f"baseline of {label} written to {target}")
+            if _written(terminalreporter, target, state.report.baseline(label)):
+                terminalreporter.write_line(f"baseline of {label} written to {target}")
+
+
+def _written(terminalreporter: Any, path: str, text: str) -> bool:
+    """Write ``text`` to ``path``; one that cannot be written (a full disk, ``/proc``) is one
+    line, never a traceback that loses the run's verdict (issue 37), and a regular file left
+    half-written is removed."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        if Path(path).is_file():
+            Path(path).unlink(missing_ok=True)
+        reason = error.strerror or str(error)
+        terminalreporter.write_line(f"dsh-conformance: cannot write {path}: {reason}")
+        return False
+    return True
 
 
 def _version() -> str:

@@ -57,6 +57,16 @@ _SHORT: Final = (
     "desel",
     "unrun",
 )
+#: Outcomes of a test that ran through to a verdict on the implementation. Two implementations
+#: disagree on a test only where both have one of these, and they differ: a test one of them did
+#: not run (skipped, not applicable, live not run, deselected, not reached) is no disagreement.
+DECIDED: Final[tuple[Outcome, ...]] = (
+    "passed",
+    "failed",
+    "errored",
+    "expected failure",
+    "stale baseline",
+)
 #: Outcomes that fail the run, and so are listed with their message under the table.
 PROBLEMS: Final[tuple[Outcome, ...]] = ("failed", "errored", "stale baseline")
 
@@ -302,13 +312,22 @@ class Report:
             lines.append(f"{contract:<{width}}  " + "  ".join(cells).rstrip())
         outcomes = {label: {r.test: r.outcome for r in self.of(label)} for label in labels}
         tests = sorted({test for by_test in outcomes.values() for test in by_test})
-        disagree = [
-            test for test in tests if len({outcomes[label].get(test) for label in labels}) > 1
+        decided = {test: {outcomes[label].get(test) for label in labels} for test in tests}
+        compared = [
+            test
+            for test in tests
+            if sum(outcomes[label].get(test) in DECIDED for label in labels) > 1
         ]
-        if not disagree:
-            lines.append("the implementations agree on every test")
+        disagree = [test for test in compared if len(decided[test] & set(DECIDED)) > 1]
+        if not compared:
+            lines.append("no test ran on more than one implementation: nothing to compare")
+        elif not disagree:
+            lines.append(
+                f"the implementations agree on every test more than one of them ran "
+                f"({len(compared)})"
+            )
         else:
-            lines.append(f"where they disagree ({len(disagree)} tests):")
+            lines.append(f"where they disagree ({len(disagree)} test{'s' * (len(disagree) > 1)}):")
             for test in disagree:
                 cells = [
                     f"{column} {outcomes[label].get(test, 'absent')}"

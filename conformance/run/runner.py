@@ -12,20 +12,36 @@ remaining arguments and returning the exit status. Without one, the suite runs; 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import importlib
 import io
-import itertools
+import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TextIO
 
+from .exits import INTERRUPTED, OK, UNUSABLE
+
 #: The suite's package (``conformance/``), one level above this one.
 _PACKAGE: Final = Path(__file__).parents[1]
 _MISSING_EXTRA: Final = (
     "dsh-conformance: {missing} is not installed. The suite needs the 'conformance' extra:\n"
     "    pip install 'dsh-prompt-conformance[conformance]'\n"
+)
+
+#: The top-level modules of the `conformance` extra (pyproject.toml): one of them missing is
+#: named as the extra, whichever command needed it (issue 37: info, smoke and check-log need
+#: jsonschema-rs through the protocol's checks).
+_EXTRA_MODULES: Final = (
+    "pytest",
+    "_pytest",
+    "hypothesis",
+    "syrupy",
+    "respx",
+    "jsonschema",
+    "jsonschema_rs",
 )
 
 Subcommand = Callable[[list[str]], int]
@@ -58,7 +74,18 @@ def export_cases(argv: list[str]) -> int:
     )
     parser.add_argument("directory", type=Path, metavar="DIR")
     parser.add_argument("--contract", action="append", default=[], metavar="ID")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a directory that is not empty and holds no previous export",
+    )
     args = parser.parse_args(argv)
+    if not args.force and not _empty_or_exported(args.directory):
+        sys.stderr.write(
+            f"{parser.prog}: {args.directory} is not empty and holds no previous export "
+            "(index.json); give an empty or new directory, or --force to write into it\n"
+        )
+        return UNUSABLE
     try:
         count = export(args.directory, frozenset(known_contracts(args.contract)))
     except ValueError as error:
@@ -66,9 +93,22 @@ def export_cases(argv: list[str]) -> int:
     except OSError as error:
         reason = error.strerror or str(error)
         sys.stderr.write(f"{parser.prog}: cannot write the cases to {args.directory}: {reason}\n")
-        return 2
+        return UNUSABLE
     sys.stdout.write(f"{count} cases written to {args.directory} (index: index.json)\n")
-    return 0
+    return OK
+
+
+def _empty_or_exported(directory: Path) -> bool:
+    """Whether ``export-cases`` may write into ``directory`` without ``--force``: it does not
+    exist, is empty, or holds a previous export (an ``index.json`` naming its format and cases),
+    whose files the export replaces (issue 37, M8). A file there is refused later, by name."""
+    if not directory.is_dir() or not any(directory.iterdir()):
+        return True
+    try:
+        index = json.loads((directory / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(index, dict) and "format" in index and "cases" in index
 
 
 #: ``dsh-conformance NAME ARGS…``. A subcommand of another module plugs in with one line here.
@@ -79,6 +119,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "check-log": _subcommand("check_log"),
     "summary": _subcommand("summary"),
     "fuzz": _subcommand("fuzz"),
+    "run-case": _subcommand("run_case"),
 }
 
 _USAGE: Final = """\
@@ -90,6 +131,7 @@ usage: dsh-conformance [OPTIONS] [PYTEST OPTIONS]
        dsh-conformance summary REPORT.json...    merge JSON reports: Markdown, an HTML page, JSON
        dsh-conformance summary --compare OLD NEW what changed between two runs; 1 if newly failing
        dsh-conformance fuzz --impl SPEC          generated scenarios until a divergence, shrunk
+       dsh-conformance run-case FILE [--impl SPEC]  one exported (or fuzz-written) case file
        dsh-conformance --list [--json]           every case and test of the suite, by contract ID
        dsh-conformance --version | --help | --help-pytest
 
@@ -101,10 +143,10 @@ report by contract ID. The exit status is 0 only if nothing failed or errored.
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
-        return _guarded(lambda: SUBCOMMANDS[args[0]](args[1:]))
+        return _guarded(lambda: _interruptible(args[0], args[1:]))
     if "--version" in args:
         sys.stdout.write(f"{version()}\n")
-        return 0
+        return OK
     if "-h" in args or "--help" in args:
         return _guarded(print_help)
     if "--help-pytest" in args:
@@ -112,6 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     if "--list" in args:
         return _guarded(lambda: list_cases(args))
     return _guarded(lambda: run_suite(args))
+
+
+def _interruptible(name: str, argv: list[str]) -> int:
+    """Subcommand ``name``; Ctrl-C (or a driver raising `KeyboardInterrupt`) is one line and
+    exit 2, as in the run, never a traceback and 130 (issue 37). A subcommand writes its files
+    whole or not at all, so an interrupt leaves nothing half-written."""
+    try:
+        return SUBCOMMANDS[name](argv)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        sys.stderr.write(f"dsh-conformance {name}: interrupted\n")
+        return INTERRUPTED
 
 
 def version() -> str:
@@ -160,25 +214,50 @@ def print_help() -> int:
     group.add_argument("--list", action="store_true", help="list the cases instead of running")
     group.add_argument("--json", action="store_true", help="with --list: as JSON")
     sys.stdout.write(parser.format_help())
-    return 0
+    return OK
 
 
 def list_cases(args: list[str]) -> int:
+    """``--list [--json] [--contract ID]… [--case GLOB]… [--skip-case GLOB]…``: what a run with
+    these options would run; any other option is refused (issue 37, M7)."""
     from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
     from .catalog import listing, render_listing
 
-    given = [value for flag, value in itertools.pairwise(args) if flag == "--contract"]
-    given += [arg.split("=", 1)[1] for arg in args if arg.startswith("--contract=")]
+    parser = argparse.ArgumentParser(prog="dsh-conformance --list")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    for option in ("--contract", "--case", "--skip-case"):
+        parser.add_argument(option, action="append", default=[])
+    options = parser.parse_args(args)
     try:
-        contracts = frozenset(known_contracts(given))
+        contracts = frozenset(known_contracts(options.contract))
     except ValueError as error:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
-        return 2
+        return UNUSABLE
     data = listing(contracts)
-    text = dumps(data, indent=2) if "--json" in args else None
+    for glob in options.case:
+        if not any(_matches(case["id"], [glob]) for case in data["cases"]):
+            sys.stderr.write(f"dsh-conformance --list: --case {glob!r} matches no example case\n")
+            return UNUSABLE
+    if options.case or options.skip_case:
+        data["cases"] = [
+            case
+            for case in data["cases"]
+            if (not options.case or _matches(case["id"], options.case))
+            and not _matches(case["id"], options.skip_case)
+        ]
+        if options.case:  # as in a run: the tests that run no example case are left out
+            data["properties"], data["other"] = [], []
+        for contract, counts in data["contracts"].items():
+            counts["cases"] = sum(contract in case["checks"] for case in data["cases"])
+    text = dumps(data, indent=2) if options.json else None
     sys.stdout.write((text or render_listing(data)) + "\n")
-    return 0
+    return OK
+
+
+def _matches(case_id: str, globs: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(case_id, glob) for glob in globs)
 
 
 def run_suite(args: list[str]) -> int:
@@ -296,12 +375,13 @@ def _guarded(command: Callable[[], int]) -> int:
         status = command()
         sys.stdout.flush()
     except ModuleNotFoundError as error:
-        if error.name not in ("pytest", "hypothesis", "jsonschema", "_pytest"):
+        missing = (error.name or "").split(".")[0]
+        if missing not in _EXTRA_MODULES:
             raise
-        sys.stderr.write(_MISSING_EXTRA.format(missing=error.name))
-        return 2
+        sys.stderr.write(_MISSING_EXTRA.format(missing=missing))
+        return UNUSABLE
     except BrokenPipeError:
-        status = 0
+        status = OK
     if _stdout_closed():
         # Python would complain about the closed pipe at exit; the reader has gone, so go quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -18,9 +19,9 @@ from typing import Any, Final, TextIO
 from ..cases import all_cases
 from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, ProtocolError
 from ..harness.transport import Implementation, load_implementation
-from ..judge.case import mismatches
 from ..judge.jsontext import dumps
-from .execute import failure_message, format_context
+from .execute import case_problems, failure_message, format_context
+from .exits import FOUND, OK, UNUSABLE
 from .options import seconds, see
 
 Json = Any
@@ -44,7 +45,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the handshake as JSON")
     args = parser.parse_args(argv)
     out = out or sys.stdout
-    started = _start(args.impl, args.case_timeout, out, quiet=args.json)
+    started = _start(args.impl, args.case_timeout, out, as_json=args.json)
     if isinstance(started, int):
         return started
     impl, handshake = started
@@ -58,7 +59,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
             "unknownCapabilities": sorted(handshake.capabilities - set(CAPABILITIES)),
         }
         out.write(dumps(described, indent=2) + "\n")
-        return 0
+        return OK
     out.write(f"name: {handshake.name}\nversion: {handshake.version}\n")
     out.write(f"language: {handshake.language or '(not given)'}\n")
     for capability in CAPABILITIES:
@@ -66,7 +67,7 @@ def info(argv: list[str], out: TextIO | None = None) -> int:
         out.write(f"capability {capability}: {mark}\n")
     for unknown in sorted(handshake.capabilities - set(CAPABILITIES)):
         out.write(f"capability {unknown}: declared, unknown to this suite (ignored)\n")
-    return 0
+    return OK
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -78,26 +79,31 @@ def _parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 
 def _start(
-    spec: str, timeout: float, out: TextIO, quiet: bool = False
+    spec: str, timeout: float, out: TextIO, as_json: bool = False
 ) -> tuple[Implementation, Handshake] | int:
     """The implementation, started, and its handshake; else the exit status, said why: 2 when
-    ``spec`` names nothing that can be loaded, 1 when the handshake fails."""
+    ``spec`` names nothing that can be loaded, 1 when the handshake fails (``as_json``: said as
+    JSON, ``{"handshake": null, "error", "context"}``, as ``info --json`` promises JSON)."""
     try:
         impl = load_implementation(spec, timeout=timeout)
     except (ImportError, AttributeError, TypeError, ValueError) as error:
         sys.stderr.write(f"cannot load {spec!r}: {error}\n")
-        return 2
-    if not quiet:
+        return UNUSABLE
+    if not as_json:
         out.write(f"starting {impl.label}\n")
     try:
         return impl, impl.handshake()
     except ProtocolError as error:
         context = getattr(error, "context", None)
+        impl.close()
+        if as_json:
+            failed = {"handshake": None, "error": f"handshake failed: {error}", "context": context}
+            out.write(dumps(failed, indent=2) + "\n")
+            return FOUND
         out.write(f"FAILED: handshake: {error}\n")
         if context:
             out.write(format_context(context) + "\n")
-        impl.close()
-        return 1
+        return FOUND
 
 
 def smoke(spec: str, timeout: float, out: TextIO) -> int:
@@ -112,7 +118,7 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
         runnable = [c for c in all_cases() if set(c.requires) <= handshake.capabilities]
         if not runnable:
             out.write("FAILED: it declares none of the capabilities the cases need\n")
-            return 1
+            return FOUND
         # The smallest case that assembles: it touches the most of the protocol for its size.
         case = min(
             runnable, key=lambda c: (all(op["op"] != "assemble" for op in c.ops), len(c.ops))
@@ -124,20 +130,23 @@ def smoke(spec: str, timeout: float, out: TextIO) -> int:
             out.write(f"FAILED: errored: {outcome.reason}\n")
             if outcome.context is not None:
                 out.write(format_context(outcome.context) + "\n")
-            return 1
+            return FOUND
         if outcome.kind == "skipped":
             out.write(f"protocol ok, case skipped: {outcome.reason}\n")
         else:
             out.write(f"observed: {dumps(outcome.observations)}\n")
-            problems = mismatches(case, outcome.observations)
+            problems = case_problems(case, outcome.observations)
             if problems:
                 message = failure_message(case, outcome.observations, problems)
                 out.write(f"FAILED: {message}\n")
-                return 1
+                return FOUND
         if not replay(impl, handshake.capabilities, out):
-            return 1
-        out.write("ok: the implementation speaks the protocol; run dsh-conformance for the rest\n")
-        return 0
+            return FOUND
+        out.write(
+            "ok: the implementation speaks the protocol; for the rest, run: "
+            f"dsh-conformance --impl {shlex.quote(spec)}\n"
+        )
+        return OK
     finally:
         impl.close()
 

@@ -90,6 +90,8 @@ def main(argv: list[str]) -> int:
 def _write_whole(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` all at once: a reader never sees half a page, and a failed
     write leaves nothing behind."""
+    if path.is_dir():
+        raise SummaryError(f"{path}: is a directory; give a file name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         try:

@@ -13,7 +13,8 @@ then crash), double (answer twice, both lines in one write), late-double (answer
 line a moment later), flood (answer, then print the same answer again without end),
 extra-field, errored-without-case, bad-observation (answers that break ``protocol.schema.json``),
 wide (60,000 observations more than the ops), deep (an observation nested 100,000 levels deep),
-big-number (a 400-digit number where ``true`` belongs); wide-at-count and huge-string answer one
+big-number (a 400-digit number where ``true`` belongs), all-ok (``{"ok": true}`` to every op,
+whatever its shape); wide-at-count and huge-string answer one
 observation per op, the first (``{"ok": true}`` expected) a well-formed other one of 5 or 6 MB:
 200,000 rendered sections, or one 6 MB text.
 
@@ -123,6 +124,8 @@ def misbehave(mode: str, message: dict[str, object], response: dict[str, object]
         }
     if mode == "huge-string":
         response["observations"][0] = {"text": "x" * 6_000_000}
+    if mode == "all-ok" and "observations" in response:
+        response["observations"] = [{"ok": True}] * len(response["observations"])
     if mode == "big-number":
         response["observations"][0] = {"ok": 10**399}
     if mode == "deep":

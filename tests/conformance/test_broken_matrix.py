@@ -7,8 +7,8 @@ never spends a case's time). Every row must finish in bounded time,
 exit 1, and produce a report whose errors sit on the right tests, say what happened, and stay
 small:
 
-- a harness that fails at start is reported once (the first test), with its diagnosis, and the
-  other tests are "not reached";
+- a harness that fails at start fails the run, its diagnosis said once (and kept with the first
+  test), and every test is "not reached": no contract is blamed for it;
 - a harness that misbehaves on every third run errs on the 3rd, 6th, 9th… tests exactly (the
   suite restarts it after a failure, and its count restarts with it), nowhere else; one whose
   answers are well-formed but hold what no case expects (megabytes of it) fails those tests.
@@ -80,8 +80,8 @@ AT_RUN = [
 ]
 #: Well-formed answers holding what no case expects: the tests fail, with a bounded message.
 AT_RUN_FAILING = [
-    ("wide-at-count", 'ok: expected true, got "<absent>"'),
-    ("huge-string", 'ok: expected true, got "<absent>"'),
+    ("wide-at-count", 'answers {"ok": …} or {"error": …} (protocol.schema.json, observationOf)'),
+    ("huge-string", 'answers {"ok": …} or {"error": …} (protocol.schema.json, observationOf)'),
 ]
 
 
@@ -91,6 +91,7 @@ def run_matrix_row(
     command: str,
     env: dict[str, str] | None = None,
     start_timeout: str = START_TIMEOUT,
+    contract: str = CONTRACT,
 ) -> tuple[int, str, list[dict[str, Any]]]:
     """Run the suite on ``command`` (in a process of its own, `warm_runner`, killed after
     `LIMIT`); the exit status, the output, and the results that ran. ``ru_maxrss`` of its
@@ -103,7 +104,7 @@ def run_matrix_row(
             "--impl",
             command,
             "--contract",
-            CONTRACT,
+            contract,
             "-k",
             "test_example",
             "--case-timeout",
@@ -137,10 +138,13 @@ def test_a_harness_failing_at_start_is_reported_once(
         warm_runner, tmp_path, command, start_timeout=start_timeout
     )
     assert status == 1, output
-    assert [r["outcome"] for r in results] == ["errored"] + ["not reached"] * (TESTS - 1), results
+    # A fact about the run, not about a contract (issue 37): every test is "not reached", the
+    # first one with the diagnosis, and the run fails saying why, once.
+    assert [r["outcome"] for r in results] == ["not reached"] * TESTS, results
     assert "handshake failed" in results[0]["message"]
     assert says in results[0]["message"]
     assert output.count(says) == 1
+    assert "run failed: " in output and "DOES NOT CONFORM" not in output
 
 
 @pytest.mark.parametrize(("mode", "says"), AT_RUN, ids=[mode for mode, _ in AT_RUN])
@@ -171,6 +175,26 @@ def test_a_harness_answering_megabytes_fails_exactly_those_tests(
     assert [r["outcome"] for r in results] == expected
     for result in results[EVERY - 1 :: EVERY]:
         assert says in result["message"], result["message"]
+
+
+def test_a_harness_answering_ok_to_every_op_fails_every_case(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 37, H6: ``{"ok": true}`` is no `project` observation, so it is never read as
+    "nothing proposed" (4 runtime-context cases passed so); each case fails, saying which op
+    answered in another op's shape."""
+    status, output, results = run_matrix_row(
+        warm_runner,
+        tmp_path,
+        f"{sys.executable} {BROKEN} all-ok",
+        contract="LOOP-RUNTIME-CONTEXT",
+    )
+    assert status == 1, output
+    assert len(results) > 19
+    assert [r["outcome"] for r in results] == ["failed"] * len(results)
+    for result in results:
+        if result["test"].startswith("test_example[runtime-context/"):
+            assert "a 'project' answers {\"message\": …} or {} or" in result["message"]
 
 
 def test_an_answer_far_wider_than_the_scenario_is_refused_by_its_count(

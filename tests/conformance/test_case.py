@@ -188,3 +188,23 @@ def test_every_expected_error_compares_where_exactly_where_the_error_table_gives
                 problems.append(f"{example.id}: {kind} with where {error.get('where')!r}")
     assert table["config-invalid"] and not table["session-event-invalid"]
     assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("expected", "observed", "holds"),
+    [
+        ({"message": None}, {"message": None}, True),
+        ({"message": None}, {}, True),
+        ({"message": None}, {"ok": True}, False),
+        ({"header": None}, {}, True),
+        ({"header": None}, {"ok": True}, False),
+        ({"header": {"config": {}}}, {"ok": True}, False),
+        ({"ok": True}, {}, False),
+    ],
+)
+def test_absent_is_none_only_for_an_empty_observation(
+    expected: Any, observed: Any, holds: bool
+) -> None:
+    """Issue 37, H6: `{}` is JavaScript's `{message: undefined}`; `{"ok": true}` is not "none"
+    (the `null-or-absent` and `header` rules, COMPARISON.md version 2)."""
+    assert (compare(expected, observed) is None) is holds

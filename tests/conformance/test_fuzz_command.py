@@ -244,7 +244,7 @@ def test_an_implementation_that_cannot_start_is_a_one_line_error(
     ("args", "named"),
     [
         (["--family", "nope"], "argument --family: invalid choice: 'nope'"),
-        (["--budget", "-1"], "argument --budget: '-1' is not a positive"),
+        (["--budget", "-1"], "argument --budget: '-1': give a positive, finite number"),
         (["--examples", "0"], "argument --examples: '0' is not an integer of at least 1"),
         (["--impl", "no_such_module_xyz:Driver"], "--impl 'no_such_module_xyz:Driver': No module"),
         (["--against", "no-such-harness-xyz"], "--against 'no-such-harness-xyz': no program"),

@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 import conformance
 from conformance.cases import all_cases
 from conformance.harness.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
+from conformance.harness.validate import observation_shapes, shape_problems
 from conformance.judge.case import Case
 from reference import harness
 from reference.harness import Driver
@@ -50,6 +51,7 @@ def test_every_case_and_the_reference_answer_fit(case: Case) -> None:
     answer = Driver().handle(json.loads(json.dumps(message)))
     assert answer["type"] == "observed", answer
     assert_valid(answer)
+    assert shape_problems(message["scenario"]["ops"], answer["observations"]) == {}
 
 
 @pytest.mark.parametrize(
@@ -122,6 +124,51 @@ def test_protocol_md_documents_every_op_of_the_schema() -> None:
     ops |= {"projection-start"}
     missing = sorted(op for op in ops if f"| `{op}` |" not in documented)
     assert not missing, f"PROTOCOL.md has no row for op(s) {missing}"
+
+
+def test_every_op_of_the_schema_has_its_observation_shape() -> None:
+    """``observationOf`` names every op, and each entry points at closed observation shapes
+    (the suite tells them apart by their keys, `shape_problems`)."""
+    ops = set(_op_names([SCHEMA["$defs"][name] for name in _OP_DEFS]))
+    assert len(ops) > 40
+    assert set(SCHEMA["$defs"]["observationOf"]["properties"]) == ops
+    for op in ops:
+        for required, allowed in observation_shapes(op):
+            assert required <= allowed
+
+
+#: The schema's definitions of ops (`op` refers to the others).
+_OP_DEFS = ("op", "register", "release", "sessionOp", "loopOp", "deepseekOp")
+
+
+def _op_names(schema: Any) -> list[str]:
+    """Every value an ``op`` field may take in ``schema`` (a ``const`` or an ``enum``)."""
+    if isinstance(schema, list):
+        return [name for item in schema for name in _op_names(item)]
+    if not isinstance(schema, dict):
+        return []
+    op = schema.get("properties", {}).get("op", {})
+    names = [op["const"]] if "const" in op else list(op.get("enum", []))
+    return names + _op_names(list(schema.values()))
+
+
+@pytest.mark.parametrize(
+    ("op", "observed", "fits"),
+    [
+        ("project", {"ok": True}, False),
+        ("project", {}, True),
+        ("project", {"message": None}, True),
+        ("session-header", {"ok": True}, False),
+        ("session-header", {}, True),
+        ("header-canonical", {}, False),
+        ("request-state", {"header": None}, False),
+        ("register", {"error": {"kind": "invalid-order"}}, True),
+        ("counts", {"ok": True}, False),
+    ],
+)
+def test_an_observation_must_have_its_own_ops_shape(op: str, observed: Any, fits: bool) -> None:
+    """Issue 37, H6: ``{"ok": true}`` fits the schema as an observation, but not as `project`'s."""
+    assert (shape_problems([{"op": op}], [observed]) == {}) is fits
 
 
 def test_the_suite_the_reference_and_protocol_md_know_the_same_capabilities() -> None:

@@ -31,7 +31,7 @@ from conformance.harness.transport import (
     load_implementation,
 )
 from conformance.judge.case import Case
-from conformance.run.execute import ImplementationErrored, check, format_context
+from conformance.run.execute import check, format_context
 from conformance.run.report import gist
 from conformance.scenarios import scenario as s
 from reference.harness import Driver
@@ -138,7 +138,7 @@ class TestSubprocessTransport:
         closing(impl)
         with pytest.raises(ProtocolError, match=r"protocol 999.*protocol 1"):
             impl.handshake()
-        with pytest.raises(ImplementationErrored, match="handshake failed"):
+        with pytest.raises(pytest.skip.Exception, match=r"not reached: .*handshake failed"):
             check(impl, CASE)
 
     def test_a_handshake_that_never_comes_times_out(self, closing: Closing) -> None:
@@ -170,7 +170,7 @@ class TestSubprocessTransport:
             impl.handshake()
         assert "Cannot find module '/srv/missing.js'" in info.value.context["stderr"]
         with pytest.raises(
-            ImplementationErrored, match=r"(?s)handshake failed.*Cannot find module"
+            pytest.skip.Exception, match=r"(?s)not reached: .*handshake failed.*Cannot find module"
         ):
             check(impl, CASE)
 
@@ -179,7 +179,7 @@ class TestSubprocessTransport:
     ) -> None:
         impl = broken("log-before-started")
         closing(impl)
-        with pytest.raises(ImplementationErrored, match="not a protocol message") as info:
+        with pytest.raises(pytest.skip.Exception, match="not a protocol message") as info:
             check(impl, CASE)
         assert "harness listening, loading 3 plugins" in str(info.value)
 

@@ -14,6 +14,7 @@ from reference.abort import AbortController, AbortSignal
 from reference.assembly import Assembly
 from reference.blocks import BlockAssembler
 from reference.harness import loop as loop_harness
+from reference.harness import session as session_harness
 from reference.header import headers_equal
 from reference.jsonvalue import Json
 from reference.loop import Agent, Enter, Reject, RequestError
@@ -1099,3 +1100,40 @@ async def AbortInTheBuildNoticedAtDispatch(build, self, turn, step, assembly, *r
         loop._check = check
     check(rest[-1])
     return request
+
+
+#: Every runtime-context case with a `project` op (issue 37 H6).
+_PROJECT_CASES = tuple(
+    f"runtime-context/{name}"
+    for name in (
+        "never-seen-and-empty-proposes-nothing",
+        "never-seen-and-a-context-proposes-the-snapshot",
+        "none-retained-and-empty-proposes-the-cleared-marker",
+        "none-retained-and-a-context-proposes-it-even-if-seen-before",
+        "retained-cleared-marker-and-empty-proposes-nothing",
+        "retained-snapshot-and-empty-proposes-the-cleared-marker",
+        "retained-snapshot-and-the-same-context-proposes-nothing",
+        "retained-snapshot-and-a-changed-context-proposes-the-whole-snapshot",
+        "retained-unknown-text-always-proposes",
+        "restore-takes-the-newest-visible-owned-message",
+        "restore-skips-a-shadowed-snapshot-for-an-older-visible-one",
+        "restore-ignores-other-plugins-messages",
+        "restore-over-a-seeded-log",
+        "an-entered-proposal-becomes-retained",
+        "an-owned-replacement-becomes-retained",
+        "a-replacement-shadowing-the-retained-snapshot-forgets-it",
+        "a-replacement-only-citing-the-retained-seq-forgets-it",
+        "an-append-citing-the-retained-seq-forgets-nothing",
+        "live-forgetting-does-not-walk-back",
+    )
+)
+
+
+@wrong("LOOP-RUNTIME-CONTEXT", *_PROJECT_CASES)
+@patched(session_harness.SessionOps, "apply")
+async def ProjectAnswersOk(apply, self, op):
+    """`project` answers `{"ok": true}`, without `message` (a proxy that rewrites those answers,
+    issue 37 H6): no "nothing proposed", which `{"message": null}` or `{}` says (LOOP-RUNTIME-
+    CONTEXT)."""
+    answer = await apply(self, op)
+    return {"ok": True} if op["op"] == "project" else answer

@@ -1,0 +1,364 @@
+"""Careless and hostile use of ``dsh-conformance`` (issue 37): each reproducer gives one line and
+the documented exit status (`conformance.run.exits`), never a traceback, never a verdict that
+the implementation did not earn."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+#: Not in the fast subset (`-m "not slow"`): each runs the command in a process of its own.
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).parents[2]
+REFERENCE_HARNESS = f"{sys.executable} -c 'from reference.harness import main; main()'"
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "conformance.run.runner", *args]
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+
+
+def interrupted_run(tmp_path: Path, *args: str, after: float = 0.0) -> tuple[int, str, str]:
+    """Run ``args``, send SIGINT once it has written its first test result (and ``after`` more
+    seconds), as Ctrl-C does; its exit status, standard output and standard error."""
+    process = subprocess.Popen(
+        command(*args),
+        cwd=tmp_path,
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    started = process.stdout.read(1)  # pytest -q: the first test's mark
+    assert started, process.communicate()
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    return process.returncode, started + out, err
+
+
+@pytest.mark.parametrize("attempt", range(8))
+def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(tmp_path: Path, attempt: int) -> None:
+    """The reference harness, interrupted mid-case: its answer to that case comes after the
+    interrupt, and is no "second line" of the case before (in 5 of 10 tries it was, and the JSON
+    report said "does not conform"). Eight tries miss a race that strikes half the time once in
+    256 runs."""
+    report = tmp_path / "report.json"
+    status, out, err = interrupted_run(
+        tmp_path,
+        "--impl",
+        REFERENCE_HARNESS,
+        "--contract",
+        "PROMPT-HEADER-CANONICAL",
+        "--conformance-json",
+        str(report),
+        after=0.05 * attempt,
+    )
+    assert status == 2, out + err
+    (implementation,) = json.loads(report.read_text())["implementations"]
+    assert implementation["status"] == "incomplete", out
+    outcomes = {result["outcome"] for result in implementation["results"]}
+    assert "not reached" in outcomes, out
+    assert not outcomes & {"failed", "errored"}, out
+    assert "DOES NOT CONFORM" not in out
+    assert "Traceback" not in err
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    """``dsh-conformance ARGS`` in ``tmp_path``: its exit status, stdout and stderr."""
+    done = subprocess.run(
+        command(*args),
+        cwd=tmp_path,
+        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+BROKEN_DRIVERS = {
+    "raising_driver": (
+        "from reference.harness import Driver\n"
+        "class Harness(Driver):\n"
+        "    def __init__(self):\n"
+        "        raise RuntimeError('no config file at ~/.harness')\n",
+        "RuntimeError: no config file at ~/.harness",
+        "line 4",
+    ),
+    "uncompilable_driver": (
+        "class Harness:\n    def handle(self, message)\n        return None\n",
+        "SyntaxError",
+        "line 2",
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(BROKEN_DRIVERS))
+@pytest.mark.parametrize(
+    ("subcommand", "status"), [((), 4), (("info",), 2), (("smoke",), 2), (("fuzz",), 2)]
+)
+def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
+    tmp_path: Path, module: str, subcommand: tuple[str, ...], status: int
+) -> None:
+    """H1: a constructor that raises, a module that does not compile: no INTERNALERROR, no
+    traceback; one line naming the --impl, the exception and the user's own line."""
+    source, exception, line = BROKEN_DRIVERS[module]
+    (tmp_path / f"{module}.py").write_text(source)
+    spec = f"{module}:Harness"
+    more = ("--examples", "1") if subcommand == ("fuzz",) else ()
+    code, out, err = run(tmp_path, *subcommand, "--impl", spec, *more)
+    assert code == status, out + err
+    assert "Traceback" not in out + err and "INTERNALERROR" not in out + err
+    said = [text for text in (out + err).splitlines() if spec in text]
+    assert said, out + err
+    assert exception in said[0] and line in said[0] and module in said[0], said
+
+
+@pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
+def test_a_report_path_that_is_a_directory_is_refused_before_the_run(
+    tmp_path: Path, option: str
+) -> None:
+    """H2: the whole suite ran, then a traceback and exit 1, the report lost."""
+    code, out, err = run(tmp_path, option, ".", "--case", "registry/*")
+    assert code == 4, out + err
+    assert "Traceback" not in out + err
+    assert f"{option}: . is a directory" in err
+    assert "passed" not in out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
+def test_a_report_that_cannot_be_written_after_the_run_keeps_the_verdict(
+    tmp_path: Path, option: str
+) -> None:
+    """H2: a write that fails after the run (a full disk) is one line; the verdict's exit
+    status (0: the reference conforms) is kept."""
+    code, out, err = run(tmp_path, option, "/dev/full", "--contract", "PROMPT-TOOL-ORDER")
+    assert code == 0, out + err
+    assert "Traceback" not in out + err
+    assert "cannot write" in out + err and "/dev/full" in out + err
+
+
+@pytest.mark.parametrize("output", [".", "/"])
+def test_summary_into_a_directory_is_one_line(tmp_path: Path, output: str) -> None:
+    """H3: ``summary … -o .`` gave a traceback."""
+    code, out, err = run(
+        tmp_path, "--contract", "PROMPT-TOOL-ORDER", "--conformance-json", "r.json"
+    )
+    assert code == 0, out + err
+    code, out, err = run(tmp_path, "summary", str(tmp_path / "r.json"), "-o", output)
+    assert code == 2, out + err
+    assert err.strip() == f"dsh-conformance summary: {output}: is a directory; give a file name"
+    assert not list(tmp_path.glob(".*.part"))
+
+
+#: The modules of the `conformance` extra (pyproject.toml), blocked as if not installed.
+EXTRA = ("pytest", "_pytest", "hypothesis", "jsonschema", "jsonschema_rs", "syrupy", "respx")
+
+
+@pytest.mark.parametrize(
+    "args", [["info"], ["smoke"], ["check-log", "session.jsonl"], ["fuzz", "--impl", "reference"]]
+)
+def test_a_missing_extra_is_named_by_every_command(tmp_path: Path, args: list[str]) -> None:
+    """H4: info, smoke and check-log crashed on ``No module named 'jsonschema_rs'``."""
+    (tmp_path / "session.jsonl").write_text("")
+    blocked = "; ".join(f"sys.modules[{name!r}] = None" for name in EXTRA)
+    program = (
+        f"import sys; {blocked}; from conformance.run.runner import main; sys.exit(main({args!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "pip install 'dsh-prompt-conformance[conformance]'" in done.stderr
+
+
+def test_ctrl_c_in_check_log_is_interrupted_exit_2(tmp_path: Path) -> None:
+    """H5: a traceback and exit 130. The log is a FIFO nobody writes: check-log waits in it."""
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        command("check-log", str(fifo)),
+        cwd=tmp_path,
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # the imports, then the open that waits for a writer
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2, out + err
+    assert err.strip() == "dsh-conformance check-log: interrupted", err
+
+
+def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_path: Path) -> None:
+    """H5: ``fuzz`` with an in-process driver that raises KeyboardInterrupt (as Ctrl-C does
+    inside it): "interrupted", exit 2, and no case half-written to --out."""
+    (tmp_path / "interrupted_driver.py").write_text(
+        "from reference.harness import Driver\n"
+        "class Harness(Driver):\n"
+        "    def handle(self, message):\n"
+        "        if message['type'] == 'run':\n"
+        "            raise KeyboardInterrupt\n"
+        "        return super().handle(message)\n"
+    )
+    code, out, err = run(
+        tmp_path,
+        "fuzz",
+        "--impl",
+        "interrupted_driver:Harness",
+        "--against",
+        REFERENCE_HARNESS,
+        "--examples",
+        "5",
+        "--database",
+        "none",
+        "--out",
+        "found",
+    )
+    assert code == 2, out + err
+    assert err.strip().endswith("dsh-conformance fuzz: interrupted"), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "found").exists()
+
+
+def test_a_case_glob_matching_nothing_is_named(tmp_path: Path) -> None:
+    """M7: ``--case 'registy/*'`` ran nothing without saying which glob matched nothing."""
+    code, out, err = run(tmp_path, "--case", "registy/*")
+    assert code == 4, out + err
+    assert "--case 'registy/*' matches no example case" in err
+    assert "Traceback" not in err
+
+
+def test_list_honours_case_and_refuses_unknown_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """M7: ``--list`` ignored ``--case`` and unknown options."""
+    from conformance.run.runner import main
+
+    assert main(["--list", "--json", "--case", "registry/duplicate-*"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cases"] and all(c["id"].startswith("registry/duplicate-") for c in data["cases"])
+    assert data["properties"] == data["other"] == []
+    assert main(["--list", "--case", "registy/*"]) == 2
+    assert "--case 'registy/*' matches no example case" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit:
+        main(["--list", "--frobnicate"])
+    assert exit.value.code == 2
+    assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
+
+
+def test_info_json_prints_json_when_the_handshake_fails(tmp_path: Path) -> None:
+    """M11: ``info --json`` printed text when the handshake failed."""
+    broken = Path(__file__).with_name("broken_harness.py")
+    code, out, err = run(
+        tmp_path, "info", "--json", "--impl", f"{sys.executable} {broken} bad-handshake"
+    )
+    assert code == 1, out + err
+    document = json.loads(out)
+    assert document["handshake"] is None
+    assert "speaks protocol 999" in document["error"]
+
+
+def test_fail_on_skip_fails_when_the_live_test_did_not_run(tmp_path: Path) -> None:
+    """The exit-code table says 1 when a selected test did not run; the live test not run
+    (no --live) exited 0."""
+    code, out, err = run(tmp_path, "--contract", "PROMPT-CACHE-E2E", "--fail-on-skip")
+    assert code == 1, out + err
+    assert "--fail-on-skip: 1 selected test(s) of reference did not run" in out
+
+
+def test_pytests_closing_line_agrees_with_a_failed_run(tmp_path: Path) -> None:
+    """M9: the suite's table failed the run (here: a harness that cannot start), while pytest's
+    closing line said only what it counted."""
+    broken = Path(__file__).with_name("broken_harness.py")
+    code, out, err = run(
+        tmp_path, "--impl", f"{sys.executable} {broken} bad-handshake", "--case", "registry/*"
+    )
+    assert code == 1, out + err
+    assert "1 run failed" in out.strip().splitlines()[-1], out
+
+
+def test_export_into_a_non_empty_directory_is_refused_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """M8: export-cases overwrote files of a non-empty directory in silence. An empty or new
+    directory, or a previous export, is written; another needs --force."""
+    from conformance.run.runner import main
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    assert main(["export-cases", str(mine), "--contract", "PROMPT-TOOL-ORDER"]) == 2
+    assert "is not empty and holds no previous export" in capsys.readouterr().err
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    assert main(["export-cases", str(mine), "--contract", "PROMPT-TOOL-ORDER", "--force"]) == 0
+    assert (mine / "index.json").exists() and (mine / "notes.txt").read_text() == "my notes"
+    again = tmp_path / "again"
+    assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
+    assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
+
+
+def test_run_case_replays_an_exported_case_against_an_implementation(tmp_path: Path) -> None:
+    """M5: a case file (exported, or written by fuzz in the same format) could not be run
+    against an implementation. The reference passes it; the gallery's ProjectAnswersOk fails it;
+    a file that is no case is one line, exit 2."""
+    gallery = ROOT / "tests" / "gallery"
+    code, out, err = run(tmp_path, "export-cases", "cases", "--contract", "LOOP-RUNTIME-CONTEXT")
+    assert code == 0, out + err
+    case = tmp_path / "cases" / "runtime-context__never-seen-and-empty-proposes-nothing.json"
+    code, out, err = run(tmp_path, "run-case", str(case))
+    assert (code, out) == (
+        0,
+        "passed runtime-context/never-seen-and-empty-proposes-nothing against reference\n",
+    ), err
+    done = subprocess.run(
+        command("run-case", str(case), "--impl", "wrong_impls:ProjectAnswersOk"),
+        cwd=tmp_path,
+        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{gallery}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("FAILED runtime-context/never-seen-and-empty-proposes-nothing")
+    code, out, err = run(tmp_path, "run-case", str(tmp_path / "cases" / "COMPARISON.md"))
+    assert code == 2 and "not a case file" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--budget", "soon"], "argument --budget: 'soon' is not a number of seconds"),
+        (["--database", "db.txt"], "--database db.txt: not a directory"),
+    ],
+)
+def test_fuzz_names_a_bad_budget_and_a_database_file(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    """Low: ``invalid _seconds value``; ``--database FILE`` silently stored nothing."""
+    (tmp_path / "db.txt").write_text("my notes\n")
+    code, out, err = run(tmp_path, "fuzz", "--impl", "reference", *args)
+    assert code == 2, out + err
+    assert says in err and "_seconds" not in err, err
+    assert (tmp_path / "db.txt").read_text() == "my notes\n"
