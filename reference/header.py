@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict
 
-from .jsonvalue import Json, same_json_text, snapshot, strict_equal
+from .jsonvalue import Json, frozen, same_json_text, strict_equal
 
 
 class CallConfig(TypedDict):
@@ -68,9 +68,12 @@ def canonical_header(header: Mapping[str, Any]) -> RequestHeader:
 
     "an empty system and an empty tool list become absent fields; `adapterDefaults` is kept only
     if one of its two markers is true". ``config`` is copied unchanged (no field is added, dropped
-    or reordered). The result shares nothing mutable with ``header`` (`jsonvalue.snapshot`).
+    or reordered). The result is read-only (`jsonvalue.frozen`), so it shares nothing mutable with
+    ``header``: a frozen value is its own snapshot and is reused, not copied (a header read from
+    the log costs no copy), and a plain one is copied once, into the form the log and the request
+    keep as they are.
     """
-    return snapshot(_canonical_fields(header))  # type: ignore[no-any-return]
+    return frozen(_canonical_fields(header))
 
 
 def _canonical_fields(header: Mapping[str, Any]) -> RequestHeader:

@@ -600,6 +600,7 @@ class Agent:
         if resolution.markers:
             draft["adapterDefaults"] = resolution.markers
         draft["tools"] = [schema.to_json() for schema in assembly.tools]
+        # Read-only: the one copy of the draft, which the log and the request share as it is.
         header = canonical_header(draft)
         self.log_header(header)
         self._log_context(header["config"], resolution.context_window)

@@ -184,7 +184,7 @@ class SessionLog:
         return FrozenArray(self._messages)
 
     def request_header(self) -> RequestHeader | None:
-        """The header in force: the last `request/header` snapshot, canonicalized (a copy)."""
+        """The header in force: the last `request/header` snapshot, canonicalized (read-only)."""
         return None if self._header is None else canonical_header(self._header)
 
     def request_context(self) -> Json | None:

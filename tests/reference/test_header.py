@@ -55,11 +55,21 @@ class TestCanonicalForm:
         assert list(canonical_header({"config": config})["config"]) == list(config)
 
     def test_the_result_shares_nothing_with_the_input(self) -> None:
-        h = header(tools=[TOOL])
+        h = header(tools=[dict(TOOL)])
         canonical = canonical_header(h)
-        canonical["tools"][0]["name"] = "changed"
-        canonical["config"]["model"] = "changed"
-        assert h == header(tools=[TOOL])
+        with pytest.raises(TypeError):
+            canonical["tools"][0]["name"] = "changed"
+        with pytest.raises(TypeError):
+            canonical["config"]["model"] = "changed"
+        h["tools"][0]["name"] = "changed"
+        h["config"]["model"] = "changed"
+        assert canonical == canonical_header(header(tools=[TOOL]))
+
+    def test_a_frozen_header_is_its_own_snapshot(self) -> None:
+        canonical = canonical_header(header(system="S", tools=[TOOL]))
+        again = canonical_header(canonical)
+        assert again == canonical
+        assert again["config"] is canonical["config"] and again["tools"] is canonical["tools"]
 
 
 class TestEquality:
