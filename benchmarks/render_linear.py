@@ -1,7 +1,7 @@
 """Is `reference.render.interpolate` linear in the text length, and at its floor?
 
-PROMPT-STRICT-RENDER: "A conforming renderer MUST be linear in the text length (the upstream's rescan for `}}` is
-quadratic on inputs with many lone `{{`; ours must not be)."
+PROMPT-STRICT-RENDER: "A conforming renderer MUST be linear in the text length (the upstream's
+rescan for `}}` is quadratic on inputs with many lone `{{`; ours must not be)."
 
 For each case this times `interpolate` on a text of n units and of 16n units (best of several
 repeats, `time.process_time`) and prints the ratio. Linear work gives a ratio near 16; a quadratic
