@@ -78,6 +78,51 @@ PARTIAL_FAILURE = {**lp.partial("hal"), "fail": {"code": "SERVER", "message": "r
 del PARTIAL_FAILURE["waitFor"]
 #: Two chunks of a text block, then the adapter fails with code ABORTED, the turn not cancelled.
 ABORTED_FAILURE = {**PARTIAL_FAILURE, "fail": {"code": "ABORTED", "message": "x"}}
+#: A text block started, never given a delta nor ended, then the finish (upstream notes §0.5).
+STARTED_TEXT = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: The answer "hi", then a delta and a second end for its block after its end.
+LATE_CHUNKS = {
+    "chunks": [
+        *lp.answer("hi")["chunks"][:3],
+        {"type": "text-delta", "index": 0, "text": " again"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("bye")},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: `CALL`'s tool call streamed as two argument deltas and never ended.
+UNENDED_CALL = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "tool-call"},
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "id": "c1",
+            "name": "add",
+            "argumentsDelta": ARGS[:7],
+        },
+        {"type": "tool-call-delta", "index": 0, "id": "c1", "argumentsDelta": ARGS[7:]},
+        {"type": "finish", "reason": {"kind": "tool-calls"}},
+    ]
+}
+#: What a stream reports as its usage, and a usage the log refuses (-0 is not lossless JSON).
+USAGE = {"inputTokens": 3, "outputTokens": 1}
+REFUSED_USAGE = {
+    "chunks": [
+        *lp.partial("hello")["chunks"],
+        {"type": "usage", "usage": {"inputTokens": -0.0, "outputTokens": 1}},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: A text block, a usage chunk, then a wait for the abort (a cancel cuts the stream there).
+USAGE_THEN_WAIT = {
+    **lp.partial("hal"),
+    "chunks": [*lp.partial("hal")["chunks"], {"type": "usage", "usage": USAGE}],
+}
 
 
 def _turn_with_tools() -> list[Json]:
@@ -667,9 +712,10 @@ CASES = [
         requires=LOOP,
         why=(
             "An adapter that fails is logged as one terminal `finish` chunk whose reason is "
-            '`{kind: "error" | "aborted", failure}` (ROOT-MODEL; which of the two for a failure '
-            "with code ABORTED while the turn is not cancelled is not decided, so the finish "
-            "chunk's reason is not compared). Either way the attempt failed: it writes its "
+            '`{kind: "error" | "aborted", failure}` (ROOT-MODEL; kind `aborted` for code '
+            "ABORTED, PROTOCOL.md's REPLY, which "
+            "`loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish` "
+            "compares; this case does not). Either way the attempt failed: it writes its "
             "chunks but no `assistant/message`, and the default `agent/request-error` action "
             '(`end`) ends the turn `{kind: "error", error: <failure>}`, not `completed`.'
         ),
@@ -1193,6 +1239,182 @@ CASES = [
                     ),  # 10
                     lp.step_end(1, 1),  # 11
                     lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 12
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    # -- issue 35 item 6: what the mutation audit found no case for -----------------------------
+    Case(
+        id="loop/a-text-block-started-and-never-ended-holds-empty-text",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5, which decide where CONTRACTS.md is "
+            "silent): deltas append to their block, and a block never ended keeps what they "
+            'built. A text block is `{type: "text", text}`, so one started and given no '
+            'delta holds the empty text: the answer is `[{type: "text", text: ""}]`.'
+        ),
+        ops=(
+            lp.agent("a", model=[STARTED_TEXT]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, STARTED_TEXT),  # 5-6
+                    lp.assistant(1, 1, [lp.text_block("")], "#2", [5, 6]),  # 7
+                    lp.step_end(1, 1),  # 8
+                    lp.turn_end(1),  # 9
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/chunks-after-a-blocks-end-are-ignored",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
+            "authoritative block; the first close wins and later deltas for that index are "
+            "ignored\". A delta and a second end after the block's end change nothing: the "
+            "answer holds the first end's block, `hi`."
+        ),
+        ops=(
+            lp.agent("a", model=[LATE_CHUNKS]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, LATE_CHUNKS),  # 5-10
+                    lp.assistant(1, 1, [lp.text_block("hi")], "#2", range(5, 11)),  # 11
+                    lp.step_end(1, 1),  # 12
+                    lp.turn_end(1),  # 13
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5): deltas append to their block, and "
+            "`blocks()` is every block, ended or not. A tool call streamed as two "
+            '`argumentsDelta`s and never ended is `{type: "tool-call", id, name, arguments}` '
+            "with the two joined, and its `tool/call` carries them as they are."
+        ),
+        ops=(
+            lp.agent("a", model=[UNENDED_CALL], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, UNENDED_CALL),  # 5-8
+                    lp.assistant(1, 1, [lp.call_block("c1", "add", ARGS)], "#2", range(5, 9)),
+                    lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 10
+                    lp.tool_result_event(1, 1, "c1", "4", "#3", 10),  # 11
+                    lp.step_end(1, 1),  # 12
+                    lp.turn_end(1),  # 13
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/the-streams-usage-is-on-its-assistant-message",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`assistant/message` is `{turn, step, message, usage?, interrupted?: true}`; the "
+            'upstream writes the assembler\'s usage there, "the last value seen" of the '
+            "attempt's `usage` chunks (upstream notes §0.5, §7.1 steps 4 and 6): a finished "
+            "answer and the interrupted message of a cancelled stream both carry it."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.answer("hello", usage=USAGE), USAGE_THEN_WAIT]),
+            lp.followup("a", "hi"),
+            lp.followup("a", "again"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.answer("hello", usage=USAGE)),  # 5-9
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 10), usage=USAGE),
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1),  # 12
+                    lp.turn_start(2),  # 13
+                    lp.step_start(2, 1),  # 14
+                    lp.user("again", "#3"),  # 15
+                    *lp.attempt(2, 1, USAGE_THEN_WAIT),  # 16-18
+                    lp.assistant(
+                        2,
+                        1,
+                        [lp.text_block("hal")],
+                        "#4",
+                        [16, 17, 18],
+                        usage=USAGE,
+                        interrupted=True,
+                    ),  # 19
+                    lp.step_end(2, 1),  # 20
+                    lp.turn_end(2, lp.aborted(lp.USER_CANCEL)),  # 21
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 16}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A stream chunk holding -0 is not lossless JSON, so its `assistant/chunk` append is "
+            'refused (`session-non-json`): that throw is not a cancel. "A turn ended by anything '
+            'else that throws [...] ends `{kind: "error", error: {message, code: "UNKNOWN"}}`", '
+            'and the interrupted `assistant/message` is written only "if the turn is cancelled '
+            'while a stream runs": the text streamed before it stays in its chunks only.'
+        ),
+        ops=(
+            lp.agent("a", model=[REFUSED_USAGE]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, {"chunks": REFUSED_USAGE["chunks"][:2]}),  # 5-6
+                    lp.step_end(1, 1),  # 7
+                    lp.turn_end(1, lp.UNKNOWN),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            'An adapter that fails is logged as one terminal `finish` chunk `{kind: "error" | '
+            '"aborted", failure}` (ROOT-MODEL); PROTOCOL.md\'s REPLY (1.3, settled by the '
+            "upstream's error normalization, upstream notes §0.4): kind `aborted` when the code "
+            "is `ABORTED`, even with the turn not cancelled. The attempt failed, so the default "
+            '`agent/request-error` action ends the turn `{kind: "error", error: <failure>}`.'
+        ),
+        ops=(
+            lp.agent("a", model=[lp.fails("ABORTED", "x")]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("ABORTED", "x")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, {"kind": "error", "error": {"message": "x", "code": "ABORTED"}}),
                 ],
                 requests=[{"dispatchSeq": 5}],
             ),

@@ -13,10 +13,8 @@ import httpx
 from wrong_impls.base import replacing
 
 from conformance.cases import deepseek as ds
-from conformance.cases.loop import ABORTED_FAILURE
-from conformance.scenarios import loopscenario as lp
 from conformance.scenarios import scenario as s
-from reference import config, loop, session
+from reference import config, session
 from reference.assembly import ToolSchema
 from reference.deepseek import translate, wire
 from reference.errors import ContractError
@@ -192,18 +190,6 @@ def SourceSeqsCheckedFirst(
     return check(type, surface_op, seqs, seq, where)
 
 
-# -- loop -----------------------------------------------------------------------------------------
-
-
-class AbortedFailureLoggedAsError(Driver):
-    """A model failure with code ABORTED while the turn is not cancelled is logged as an `error`
-    finish (the reference logs it `aborted`, as it does every failure while a cancel is under
-    way): the loop's test for an abort becomes the signal's alone."""
-
-    def __init__(self) -> None:
-        loop.ABORTED = "(no failure code)"  # type: ignore[misc]
-
-
 # -- the table ------------------------------------------------------------------------------------
 
 
@@ -310,14 +296,6 @@ VARIANTS: Final[dict[str, Variant]] = {
         "wire",
         (_unexpected(ds.stream_op(_TEXT_AND_CALL, expect=None)),),
         ("wire",),
-    ),
-    "AbortedFailureLoggedAsError": Variant(
-        'ROOT-MODEL: "an adapter that throws or fails is logged as one such terminal `finish` '
-        'chunk" whose reason is "`{kind: "error" | "aborted", failure}`": nothing says '
-        "which a failure with code ABORTED gets while the turn is not cancelled.",
-        "loop",
-        (lp.agent("a", model=[ABORTED_FAILURE]), lp.followup("a", "hi"), lp.observe("a")),
-        ("loop",),
     ),
     "TextBeforeReasoning": Variant(
         "PROMPT-DEEPSEEK-WIRE says nothing of the order in which one delta's fields open their "

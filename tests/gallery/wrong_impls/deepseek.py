@@ -1346,3 +1346,54 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "BodyReadWholeFirst": ("test_deepseek_http[deepseek-http/closed-after-done]",),
 }
+
+
+# -- issue 35 item 6: the mutants the audit found observable (kept together for an easy merge) --
+
+
+@replacing(failures, "http_failure")
+def QuotaWordingReadFieldByField(http_failure, status, body, headers, *, now_ms):
+    """The error body's code, type and message are joined with `XX XX` instead of a space (the
+    mutant `http_failure` 9), so quota wording that spans two fields (code `insufficient`,
+    type `quota`) is missed."""
+    failure = http_failure(status, body, headers, now_ms=now_ms)
+    error = failures._error_object(body)
+    fields = [str(error[key]) for key in ("code", "type", "message") if error.get(key)]
+    failure["code"] = failures.error_code(status, "XX XX".join(fields))
+    return failure
+
+
+class _ClockAhead:
+    """The clock the adapter reads in `RetryAfterOnAClockAhead`: 0.1 % fast."""
+
+    @staticmethod
+    def time() -> float:
+        return time.time() * 1.001
+
+
+class RetryAfterOnAClockAhead(Driver):
+    """The adapter's clock reads 0.1 % fast, about 20 days ahead (the mutant `_stream` 57): an
+    HTTP-date `Retry-After` a day ahead has passed by it, so the failure has no
+    `providerRetryAfterMs`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        client.time = _ClockAhead  # type: ignore[assignment]
+
+
+WRONG_IMPLEMENTATIONS.update(
+    {
+        "QuotaWordingReadFieldByField": "PROMPT-DEEPSEEK-WIRE",
+        "RetryAfterOnAClockAhead": "PROMPT-DEEPSEEK-WIRE",
+    }
+)
+INTENDED_FAILURES.update(
+    {
+        "QuotaWordingReadFieldByField": (
+            "test_example[deepseek/http-quota-wording-across-code-and-type]",
+        ),
+        "RetryAfterOnAClockAhead": (
+            "test_deepseek_http[deepseek-http/retry-after-date-a-day-ahead-on-the-clock]",
+        ),
+    }
+)
