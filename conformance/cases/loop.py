@@ -109,6 +109,36 @@ UNENDED_CALL = {
         {"type": "finish", "reason": {"kind": "tool-calls"}},
     ]
 }
+#: A text, a reasoning and a tool-call delta, each for an index no `block-start` opened.
+UNSTARTED = {
+    "chunks": [
+        {"type": "text-delta", "index": 0, "text": "a"},
+        {"type": "reasoning-delta", "index": 1, "text": "r"},
+        {"type": "tool-call-delta", "index": 2, "id": "c1", "name": "add", "argumentsDelta": ARGS},
+        {"type": "finish", "reason": {"kind": "tool-calls"}},
+    ]
+}
+#: A text block whose deltas carry less than its end.
+END_WINS = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "text-delta", "index": 0, "text": "hel"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("hello")},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: Two blocks started, then their deltas in the other order.
+STARTED_IN_ORDER = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "block-start", "index": 1, "blockType": "reasoning"},
+        {"type": "reasoning-delta", "index": 1, "text": "r"},
+        {"type": "text-delta", "index": 0, "text": "t"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("t")},
+        {"type": "block-end", "index": 1, "block": {"type": "reasoning", "text": "r"}},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
 #: What a stream reports as its usage, and a usage the log refuses (-0 is not lossless JSON).
 USAGE = {"inputTokens": 3, "outputTokens": 1}
 REFUSED_USAGE = {
@@ -1417,6 +1447,132 @@ CASES = [
                     lp.turn_end(1, {"kind": "error", "error": {"message": "x", "code": "ABORTED"}}),
                 ],
                 requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5): blocks are kept in first-seen index "
+            "order and deltas append to their block, so a delta for an index not seen yet opens "
+            "its block: a `text-delta` a text block, a `reasoning-delta` a reasoning block, a "
+            "`tool-call-delta` a tool call (a scripted REPLY need not start its blocks: "
+            "PROTOCOL.md asks that structure of an adapter's output only). The tool call runs."
+        ),
+        ops=(
+            lp.agent("a", model=[UNSTARTED], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, UNSTARTED),  # 5-8
+                    lp.assistant(
+                        1,
+                        1,
+                        [
+                            lp.text_block("a"),
+                            {"type": "reasoning", "text": "r"},
+                            lp.call_block("c1", "add", ARGS),
+                        ],
+                        "#2",
+                        range(5, 9),
+                    ),  # 9
+                    lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 10
+                    lp.tool_result_event(1, 1, "c1", "4", "#3", 10),  # 11
+                    lp.step_end(1, 1),  # 12
+                    lp.turn_end(1),  # 13
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-blocks-end-replaces-what-its-deltas-built",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
+            'authoritative block": a text block whose deltas carried `hel` and whose end carries '
+            "`hello` is `hello` in the answer."
+        ),
+        ops=(
+            lp.agent("a", model=[END_WINS]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, END_WINS),  # 5-8
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 9)),  # 9
+                    lp.step_end(1, 1),  # 10
+                    lp.turn_end(1),  # 11
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/blocks-keep-the-order-they-were-started-in",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "The upstream's assembler (upstream notes §0.5): \"Blocks are kept in first-seen "
+            'index order". A text block started at index 0 and a reasoning block at index 1, '
+            "whose deltas then come in the other order, are the answer's blocks in the order "
+            "they were started: the text, then the reasoning."
+        ),
+        ops=(
+            lp.agent("a", model=[STARTED_IN_ORDER]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, STARTED_IN_ORDER),  # 5-11
+                    lp.assistant(
+                        1,
+                        1,
+                        [lp.text_block("t"), {"type": "reasoning", "text": "r"}],
+                        "#2",
+                        range(5, 12),
+                    ),  # 12
+                    lp.step_end(1, 1),  # 13
+                    lp.turn_end(1),  # 14
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A message sent (and waking the agent) while a cancelled turn is still settling goes "
+            "to the next turn, whatever its target: the upstream's `wakingAfterAbort` (upstream "
+            "notes §5, `send`; PROTOCOL.md, `steer`). So a steer sent after a cancel, while the "
+            "cancelled turn's assembly is held, is turn 2 on its own, and a follow-up sent after "
+            "it is turn 3 (a turn's first step claims at most one next-turn message)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.steer("a", "two"),
+            lp.followup("a", "three"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                    *_relative(_answered_turn(3, "three", 3, header=[]), 14),  # 14-23
+                ],
             ),
         ),
     ),

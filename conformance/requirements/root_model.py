@@ -293,15 +293,20 @@ REQUIREMENTS: Final = (
     Requirement(
         "ROOT-MODEL.25",
         "An `assistant/message`'s message holds its attempt's blocks as the upstream's assembler "
-        "builds them (upstream notes §0.5, where CONTRACTS.md is silent): deltas append to their "
-        "block (a text block started with none holds the empty text), a block never ended keeps "
-        "what they built, and the first `block-end` of an index wins, later chunks for it ignored.",
+        "builds them (upstream notes §0.5, where CONTRACTS.md is silent): blocks in first-seen "
+        "index order; deltas append to their block (a delta for an unseen index opens one of its "
+        "kind; a text block started with none holds the empty text), a block never ended keeps "
+        "what they built, and the first `block-end` of an index is its block, later chunks for "
+        "it ignored.",
         _LOG,
         "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}`",
         cases=(
             "loop/a-text-block-started-and-never-ended-holds-empty-text",
             "loop/chunks-after-a-blocks-end-are-ignored",
             "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+            "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+            "loop/a-blocks-end-replaces-what-its-deltas-built",
+            "loop/blocks-keep-the-order-they-were-started-in",
         ),
     ),
     Requirement(

@@ -1441,6 +1441,47 @@ class AbortedCodeLoggedAsError(WrongLoop):
                 yield chunk
 
 
+@replacing(BlockAssembler, "push")
+def DeltaOpensATextBlock(push, self: BlockAssembler, chunk: Json) -> None:
+    """A delta for an index no chunk opened yet opens a text block whatever its kind (the
+    mutants of `push` 40-51 change the type a delta gives the block it opens)."""
+    opens = chunk.get("type", "").endswith("-delta") and chunk.get("index") not in self._blocks
+    push(self, chunk)
+    if opens:
+        self._blocks[chunk["index"]]["type"] = "text"
+
+
+@replacing(BlockAssembler, "push")
+def DeltasOverrideTheEnd(push, self: BlockAssembler, chunk: Json) -> None:
+    """A `block-end` closes its block but keeps what the deltas built instead of the block it
+    carries (the mutants of `push` 102-104), where the end's block is authoritative."""
+    built = self._blocks.get(chunk.get("index"))
+    push(self, chunk)
+    if chunk.get("type") == "block-end" and built is not None:
+        self._blocks[chunk["index"]] = built
+
+
+@replacing(BlockAssembler, "push")
+def BlockStartIgnored(push, self: BlockAssembler, chunk: Json) -> None:
+    """A `block-start` opens nothing: a block opens at its first delta or end (the mutants of
+    `push` 24 and 25), so blocks take the order of their first deltas, not of their starts."""
+    if chunk.get("type") != "block-start":
+        push(self, chunk)
+
+
+class SteerAfterCancelStaysNextStep(WrongLoop):
+    """A steer sent while a cancelled turn settles stays a next-step message (the mutant
+    `Agent._send` 10), so the next turn claims it together with a follow-up sent after it."""
+
+    class agent_class(Agent):
+        def steer(self, message: Json) -> None:
+            if self.busy and self._controller.signal.aborted and not self.disposed:
+                self._inbox.add("next-step", message)
+                self._wake = True
+                return
+            super().steer(message)
+
+
 WRONG_IMPLEMENTATIONS.update(
     {
         "StartedBlockTextInverted": "ROOT-MODEL",
@@ -1449,6 +1490,10 @@ WRONG_IMPLEMENTATIONS.update(
         "ToolCallArgumentsReplaced": "ROOT-MODEL",
         "RefusedChunkTakenForACancel": "PROMPT-RETRY-BOUNDARY",
         "AbortedCodeLoggedAsError": "ROOT-MODEL",
+        "DeltaOpensATextBlock": "ROOT-MODEL",
+        "DeltasOverrideTheEnd": "ROOT-MODEL",
+        "BlockStartIgnored": "ROOT-MODEL",
+        "SteerAfterCancelStaysNextStep": "PROMPT-STEP-BOUNDARY",
     }
 )
 INTENDED_FAILURES.update(
@@ -1467,6 +1512,17 @@ INTENDED_FAILURES.update(
         ),
         "AbortedCodeLoggedAsError": (
             "test_example[loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish]",
+        ),
+        "DeltaOpensATextBlock": (
+            "test_example[loop/deltas-without-a-block-start-open-blocks-of-their-kind]",
+        ),
+        "DeltasOverrideTheEnd": ("test_example[loop/a-blocks-end-replaces-what-its-deltas-built]",),
+        "BlockStartIgnored": (
+            "test_example[loop/blocks-keep-the-order-they-were-started-in]",
+            "test_example[loop/a-text-block-started-and-never-ended-holds-empty-text]",
+        ),
+        "SteerAfterCancelStaysNextStep": (
+            "test_example[loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own]",
         ),
     }
 )
