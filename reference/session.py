@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 from .errors import ContractError
 from .header import HEADER_REASONS, RequestHeader, canonical_header, header_problem
@@ -54,9 +54,11 @@ class SurfaceReplace:
 SurfaceOp: TypeAlias = Literal["append"] | SurfaceReplace
 
 
-@dataclass(frozen=True, slots=True)
-class SessionEvent:
-    """One logged event. ``data`` is the log's own copy, frozen (`jsonvalue.frozen`): read-only."""
+class SessionEvent(NamedTuple):
+    """One logged event. ``data`` is the log's own copy, frozen (`jsonvalue.frozen`): read-only.
+
+    A named tuple, immutable as the log is: made once per event, the cheapest immutable record.
+    """
 
     type: str
     seq: int
@@ -383,6 +385,7 @@ def _check_lossless(
 
 
 def _lossless(type: str, what: str, value: Json, where: str) -> Json:
+    """``value`` frozen, or `session-non-json` naming where it is not lossless JSON."""
     try:
         return frozen_lossless(value)
     except NotLossless as problem:
