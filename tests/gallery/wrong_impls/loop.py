@@ -435,11 +435,11 @@ def ReplaceKeepsRetainedSnapshot(observe, self, event):
 
 
 @replacing(header, "canonical_header")
-def CanonicalKeepsEmptySystem(canonical, raw):
+def CanonicalKeepsEmptySystem(canonical, raw, **options):
     """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
-    result = canonical(raw)
+    result = canonical(raw, **options)
     if raw.get("system") == "":
-        result["system"] = ""
+        result = {**result, "system": ""}
     return result
 
 
