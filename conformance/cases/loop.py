@@ -220,6 +220,62 @@ def _blocked_assembly(gate: str = "g") -> Json:
     return s.listen("hold", s.listener(wait_gate=gate), scope="a")
 
 
+def _answered_by(case_id: str, why: str, reply: Json, content: list[Json]) -> Case:
+    """A ROOT-MODEL case on how a reply's chunks make the answer: "hi", ``reply``, and the
+    `assistant/message` it must log, holding ``content`` and citing every chunk."""
+    chunks = range(5, 5 + len(reply["chunks"]))
+    return Case(
+        id=case_id,
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=why,
+        ops=(
+            lp.agent("a", model=[reply]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, reply),
+                    lp.assistant(1, 1, content, "#2", chunks),
+                    lp.step_end(1, 1),
+                    lp.turn_end(1),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    )
+
+
+def _called_by(case_id: str, why: str, reply: Json, content: list[Json]) -> Case:
+    """`_answered_by` for a reply holding `CALL`'s tool call: it runs, and its result concludes
+    the turn."""
+    chunks = range(5, 5 + len(reply["chunks"]))
+    return Case(
+        id=case_id,
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=why,
+        ops=(
+            lp.agent("a", model=[reply], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, reply),
+                    lp.assistant(1, 1, content, "#2", chunks),
+                    lp.tool_call_event(1, 1, "c1", "add", ARGS),
+                    lp.tool_result_event(1, 1, "c1", "4", "#3", chunks.stop + 1),
+                    lp.step_end(1, 1),
+                    lp.turn_end(1),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    )
+
+
 CASES = [
     # -- PROMPT-STEP-BOUNDARY ---------------------------------------------------------------------
     Case(
@@ -1275,85 +1331,38 @@ CASES = [
         ),
     ),
     # -- issue 35 item 6: what the mutation audit found no case for -----------------------------
-    Case(
-        id="loop/a-text-block-started-and-never-ended-holds-empty-text",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _answered_by(
+        "loop/a-text-block-started-and-never-ended-holds-empty-text",
+        (
             "The upstream's assembler (upstream notes §0.5, which decide where CONTRACTS.md is "
             "silent): deltas append to their block, and a block never ended keeps what they "
             'built. A text block is `{type: "text", text}`, so one started and given no '
             'delta holds the empty text: the answer is `[{type: "text", text: ""}]`.'
         ),
-        ops=(
-            lp.agent("a", model=[STARTED_TEXT]),
-            lp.followup("a", "hi"),
-            lp.observe(
-                "a",
-                log=[
-                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
-                    *lp.attempt(1, 1, STARTED_TEXT),  # 5-6
-                    lp.assistant(1, 1, [lp.text_block("")], "#2", [5, 6]),  # 7
-                    lp.step_end(1, 1),  # 8
-                    lp.turn_end(1),  # 9
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        STARTED_TEXT,
+        [lp.text_block("")],
     ),
-    Case(
-        id="loop/chunks-after-a-blocks-end-are-ignored",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _answered_by(
+        "loop/chunks-after-a-blocks-end-are-ignored",
+        (
             "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
             "authoritative block; the first close wins and later deltas for that index are "
             "ignored\". A delta and a second end after the block's end change nothing: the "
             "answer holds the first end's block, `hi`."
         ),
-        ops=(
-            lp.agent("a", model=[LATE_CHUNKS]),
-            lp.followup("a", "hi"),
-            lp.observe(
-                "a",
-                log=[
-                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
-                    *lp.attempt(1, 1, LATE_CHUNKS),  # 5-10
-                    lp.assistant(1, 1, [lp.text_block("hi")], "#2", range(5, 11)),  # 11
-                    lp.step_end(1, 1),  # 12
-                    lp.turn_end(1),  # 13
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        LATE_CHUNKS,
+        [lp.text_block("hi")],
     ),
-    Case(
-        id="loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _called_by(
+        "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+        (
             "The upstream's assembler (upstream notes §0.5): deltas append to their block, and "
             "`blocks()` is every block, ended or not. A tool call streamed as two "
             '`argumentsDelta`s and never ended is `{type: "tool-call", id, name, arguments}` '
             "with the two joined, and its `tool/call` carries them as they are."
         ),
-        ops=(
-            lp.agent("a", model=[UNENDED_CALL], tools=[lp.tool_result("4", concludes=True)]),
-            lp.followup("a", "2+2?"),
-            lp.observe(
-                "a",
-                log=[
-                    *_turn_with_tools()[:5],  # 0-4
-                    *lp.attempt(1, 1, UNENDED_CALL),  # 5-8
-                    lp.assistant(1, 1, [lp.call_block("c1", "add", ARGS)], "#2", range(5, 9)),
-                    lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 10
-                    lp.tool_result_event(1, 1, "c1", "4", "#3", 10),  # 11
-                    lp.step_end(1, 1),  # 12
-                    lp.turn_end(1),  # 13
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        UNENDED_CALL,
+        [lp.call_block("c1", "add", ARGS)],
     ),
     Case(
         id="loop/the-streams-usage-is-on-its-assistant-message",
@@ -1450,101 +1459,38 @@ CASES = [
             ),
         ),
     ),
-    Case(
-        id="loop/deltas-without-a-block-start-open-blocks-of-their-kind",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _called_by(
+        "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+        (
             "The upstream's assembler (upstream notes §0.5): blocks are kept in first-seen index "
             "order and deltas append to their block, so a delta for an index not seen yet opens "
             "its block: a `text-delta` a text block, a `reasoning-delta` a reasoning block, a "
             "`tool-call-delta` a tool call (a scripted REPLY need not start its blocks: "
             "PROTOCOL.md asks that structure of an adapter's output only). The tool call runs."
         ),
-        ops=(
-            lp.agent("a", model=[UNSTARTED], tools=[lp.tool_result("4", concludes=True)]),
-            lp.followup("a", "2+2?"),
-            lp.observe(
-                "a",
-                log=[
-                    *_turn_with_tools()[:5],  # 0-4
-                    *lp.attempt(1, 1, UNSTARTED),  # 5-8
-                    lp.assistant(
-                        1,
-                        1,
-                        [
-                            lp.text_block("a"),
-                            {"type": "reasoning", "text": "r"},
-                            lp.call_block("c1", "add", ARGS),
-                        ],
-                        "#2",
-                        range(5, 9),
-                    ),  # 9
-                    lp.tool_call_event(1, 1, "c1", "add", ARGS),  # 10
-                    lp.tool_result_event(1, 1, "c1", "4", "#3", 10),  # 11
-                    lp.step_end(1, 1),  # 12
-                    lp.turn_end(1),  # 13
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        UNSTARTED,
+        [lp.text_block("a"), {"type": "reasoning", "text": "r"}, lp.call_block("c1", "add", ARGS)],
     ),
-    Case(
-        id="loop/a-blocks-end-replaces-what-its-deltas-built",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _answered_by(
+        "loop/a-blocks-end-replaces-what-its-deltas-built",
+        (
             "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
             'authoritative block": a text block whose deltas carried `hel` and whose end carries '
             "`hello` is `hello` in the answer."
         ),
-        ops=(
-            lp.agent("a", model=[END_WINS]),
-            lp.followup("a", "hi"),
-            lp.observe(
-                "a",
-                log=[
-                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
-                    *lp.attempt(1, 1, END_WINS),  # 5-8
-                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 9)),  # 9
-                    lp.step_end(1, 1),  # 10
-                    lp.turn_end(1),  # 11
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        END_WINS,
+        [lp.text_block("hello")],
     ),
-    Case(
-        id="loop/blocks-keep-the-order-they-were-started-in",
-        contracts=("ROOT-MODEL",),
-        requires=LOOP,
-        why=(
+    _answered_by(
+        "loop/blocks-keep-the-order-they-were-started-in",
+        (
             "The upstream's assembler (upstream notes §0.5): \"Blocks are kept in first-seen "
             'index order". A text block started at index 0 and a reasoning block at index 1, '
             "whose deltas then come in the other order, are the answer's blocks in the order "
             "they were started: the text, then the reasoning."
         ),
-        ops=(
-            lp.agent("a", model=[STARTED_IN_ORDER]),
-            lp.followup("a", "hi"),
-            lp.observe(
-                "a",
-                log=[
-                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
-                    *lp.attempt(1, 1, STARTED_IN_ORDER),  # 5-11
-                    lp.assistant(
-                        1,
-                        1,
-                        [lp.text_block("t"), {"type": "reasoning", "text": "r"}],
-                        "#2",
-                        range(5, 12),
-                    ),  # 12
-                    lp.step_end(1, 1),  # 13
-                    lp.turn_end(1),  # 14
-                ],
-                requests=[{"dispatchSeq": 5}],
-            ),
-        ),
+        STARTED_IN_ORDER,
+        [lp.text_block("t"), {"type": "reasoning", "text": "r"}],
     ),
     Case(
         id="loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
