@@ -1501,6 +1501,7 @@ INTENDED_FAILURES.update(
         "StartedBlockTextInverted": (
             "test_example[loop/a-text-block-started-and-never-ended-holds-empty-text]",
             "test_example[loop/a-tool-call-never-ended-runs-with-its-joined-arguments]",
+            "test_example[loop/deltas-without-a-block-start-open-blocks-of-their-kind]",
         ),
         "LateChunksNotIgnored": ("test_example[loop/chunks-after-a-blocks-end-are-ignored]",),
         "StreamUsageDropped": ("test_example[loop/the-streams-usage-is-on-its-assistant-message]",),
@@ -1525,4 +1526,11 @@ INTENDED_FAILURES.update(
             "test_example[loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own]",
         ),
     }
+)
+# Earlier entries that the cases above reject too, for the same change.
+INTENDED_FAILURES["SentAfterCancelForTheNextStep"] += (
+    "test_example[loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own]",
+)
+INTENDED_FAILURES["ThrowsReportedByClassName"] += (
+    "test_example[loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message]",
 )
