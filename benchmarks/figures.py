@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 
@@ -49,6 +50,11 @@ def _calls_lasting(work: Callable[[], object], least: float) -> int:
         calls *= 2
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: on a shared machine, the context of every figure."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def growth_exponent(sizes: Sequence[float], seconds: Sequence[float]) -> float:
     """k in seconds ∝ size**k between the smallest and largest size (1: linear, 0: constant)."""
     return math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
@@ -64,6 +70,7 @@ def table(
     print(f"{size_name:>10} {'figure ' + unit:>14} {'anchor ' + unit:>14} {'ratio':>7}")
     for size, figure, anchor in rows:
         print(f"{size:>10} {figure * scale:>14.2f} {anchor * scale:>14.2f} {figure / anchor:>7.2f}")
+    print(f"load average after timing: {load_average()}")
     sizes = [row[0] for row in rows]
     exponent = growth_exponent(sizes, [row[1] for row in rows])
     anchor_exponent = growth_exponent(sizes, [row[2] for row in rows])

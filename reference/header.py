@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict
 
-from .jsonvalue import Json, same_json_text, snapshot, strict_equal
+from .jsonvalue import Json, frozen, same_json_text, strict_equal
 
 
 class CallConfig(TypedDict):
@@ -63,14 +63,30 @@ HEADER_REASONS: Final = ("initial", "resume", "change")
 _ABSENT: Final = object()
 
 
-def canonical_header(header: Mapping[str, Any]) -> RequestHeader:
+def canonical_header(
+    header: Mapping[str, Any], *, in_force: RequestHeader | None = None
+) -> RequestHeader:
     """The canonical form of ``header``: a new ``{config, adapterDefaults?, system?, tools?}``.
 
     "an empty system and an empty tool list become absent fields; `adapterDefaults` is kept only
     if one of its two markers is true". ``config`` is copied unchanged (no field is added, dropped
-    or reordered). The result shares nothing mutable with ``header`` (`jsonvalue.snapshot`).
+    or reordered). The result is read-only (`jsonvalue.frozen`), so it shares nothing mutable with
+    ``header``: a frozen value is its own snapshot and is reused, not copied (a header read from
+    the log costs no copy), and a plain one is copied once, into the form the log and the request
+    keep as they are.
+
+    ``in_force`` is the header in force (the log's, frozen). Tools that serialize to the same JSON
+    text as its tools are the same value, so its own tools are taken instead of a copy: a request
+    whose tools did not change copies none, and `headers_equal` then compares them by identity.
     """
-    return snapshot(_canonical_fields(header))  # type: ignore[no-any-return]
+    canonical = _canonical_fields(header)
+    if (
+        in_force is not None
+        and "tools" in canonical
+        and _same_text(canonical["tools"], in_force.get("tools"))
+    ):
+        canonical["tools"] = in_force["tools"]
+    return frozen(canonical)
 
 
 def _canonical_fields(header: Mapping[str, Any]) -> RequestHeader:
@@ -186,16 +202,23 @@ def header_problem(header: Json) -> str | None:
 def _same_tools(tools_a: list[Json], tools_b: list[Json]) -> bool:
     """ "tool lists of equal length with each pair serializing to the same JSON".
 
-    Equal texts from ``json.dumps`` settle it at the speed of the C encoder: JavaScript writes both
-    sides' keys and numbers alike. Texts that differ (or values it cannot write) get the walk that
-    follows JavaScript's key order and numbers (``1`` and ``1.0`` are one number there).
+    The same list (`canonical_header`'s ``in_force``) or equal texts from ``json.dumps`` settle it
+    at once: JavaScript writes both sides' keys and numbers alike. Texts that differ (or values it
+    cannot write) get the walk that follows JavaScript's key order and numbers (``1`` and ``1.0``
+    are one number there).
     """
-    if len(tools_a) != len(tools_b):
-        return False
+    if tools_a is tools_b or _same_text(tools_a, tools_b):
+        return True
+    return len(tools_a) == len(tools_b) and all(map(same_json_text, tools_a, tools_b))
+
+
+def _same_text(a: Json, b: Json) -> bool:
+    """Whether ``json.dumps`` writes ``a`` and ``b`` alike (and can write them): then they are
+    the same JSON value, key order, number forms and all, compared at the speed of the C encoder.
+    """
     with contextlib.suppress(TypeError, ValueError):
-        if json.dumps(tools_a) == json.dumps(tools_b):
-            return True
-    return all(map(same_json_text, tools_a, tools_b))
+        return json.dumps(a) == json.dumps(b)
+    return False
 
 
 def _same_field(a: Mapping[str, Any], b: Mapping[str, Any], field: str) -> bool:

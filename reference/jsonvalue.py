@@ -134,6 +134,63 @@ def frozen(value: _Value) -> _Value:
     return value
 
 
+class NotLossless(ValueError):
+    """``value`` is not lossless JSON; the message is `lossless_problem`'s (a path, a reason)."""
+
+
+def frozen_lossless(value: _Value) -> _Value:
+    """`frozen` ``value`` if it is lossless JSON (`lossless_problem`), else raise `NotLossless`.
+
+    The log checks and freezes every value it appends (ROOT-MODEL), and one walk does both: the
+    common shapes (built-in types exactly, nested less than `_QUICK_DEPTH` deep) are checked while
+    they are copied. Anything else — a subclass, a deeper value, a cycle, a value that is not
+    lossless — is left to `lossless_problem`, which decides it and names where the problem is.
+    """
+    try:
+        return _quick_frozen(value, 0)  # type: ignore[no-any-return]
+    except _Unusual:
+        pass
+    problem = lossless_problem(value)
+    if problem is not None:
+        raise NotLossless(problem)
+    return frozen(value)
+
+
+#: How deep `frozen_lossless`'s quick walk goes: far deeper than JSON a harness writes, and it
+#: stops a cycle long before Python's recursion limit.
+_QUICK_DEPTH: Final = 64
+
+
+#: The one type `_quick_frozen` takes for object keys.
+_STRING: Final = frozenset({str})
+
+
+class _Unusual(Exception):
+    """The quick walk met a value it leaves to `lossless_problem`."""
+
+
+def _quick_frozen(value: Json, depth: int) -> Json:
+    """`frozen` for the common shapes (see `frozen_lossless`); raises `_Unusual` for the rest."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if math.isfinite(value) and (value != 0 or math.copysign(1.0, value) > 0):
+            return value
+    elif depth < _QUICK_DEPTH:
+        # A frozen part is walked too (anything can be frozen) but kept, as `frozen` keeps it.
+        if kind is dict or kind is FrozenObject:
+            if set(map(type, value)) <= _STRING:  # every key exactly a ``str``
+                copy = FrozenObject(
+                    {key: _quick_frozen(item, depth + 1) for key, item in value.items()}
+                )
+                return value if kind is FrozenObject else copy
+        elif kind is list or kind is FrozenArray:
+            items = FrozenArray([_quick_frozen(item, depth + 1) for item in value])
+            return value if kind is FrozenArray else items
+    raise _Unusual
+
+
 def thawed(value: Json) -> Json:
     """A plain, mutable deep copy of a JSON value, frozen parts included."""
     if isinstance(value, dict):

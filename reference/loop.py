@@ -604,7 +604,9 @@ class Agent:
         if resolution.markers:
             draft["adapterDefaults"] = resolution.markers
         draft["tools"] = [schema.to_json() for schema in assembly.tools]
-        header = canonical_header(draft)
+        # Read-only: the one copy of the draft, which the log and the request share as it is;
+        # tools equal to the header in force's are that header's own, and copy nothing.
+        header = canonical_header(draft, in_force=self.log.request_header())
         self.log_header(header)
         self._log_context(header["config"], resolution.context_window)
         _check(signal)

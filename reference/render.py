@@ -10,11 +10,12 @@ The whole grammar, from CONTRACTS.md:
     - otherwise, if a `}}` occurs anywhere later in the text, fail `render-malformed-reference`;
       if not, the `{{` is literal text and scanning continues after it.
 
-"A conforming renderer MUST be linear in the text length." `interpolate` is one regular
-expression pass: `_OPENING` matches each `{{` the scan stops at, with the group when one follows
-(its name split by the grammar). Its group part is brace-free, so no character is read twice, and
-whether a `}}` occurs later is one comparison against the position of the *last* `}}`, found once
-per text.
+"A conforming renderer MUST be linear in the text length." `interpolate` finds the *last* `}}`
+once: after it no `}}` occurs, so every `{{` there is literal and that tail is kept as it is,
+without a scan (however many lone `{{` it holds). The text up to it is one regular expression
+pass: `_OPENING` matches each `{{` the scan stops at, with the group when one follows (its name
+split by the grammar). Its group part is brace-free, so no character is read twice; a `{{` there
+that opens no group has that last `}}` after it, so it fails.
 """
 
 from __future__ import annotations
@@ -56,7 +57,11 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
     Raises `ContractError` for the first failing reference, left to right, with no partial
     output. For one reference the checks run malformed -> name grammar -> registered -> value.
     """
+    # "if not [a `}}` occurs anywhere later in the text], the `{{` is literal text": after the
+    # last `}}`, every `{{` is, and no group ends there (a group ends with `}}`).
     last_close = text.rfind("}}")
+    tail_start = last_close + 2 if last_close >= 0 else 0
+    scanned, literal_tail = text[:tail_start], text[tail_start:]
 
     def replace(opening: re.Match[str]) -> str:
         name = opening["name"]
@@ -69,17 +74,16 @@ def interpolate(text: str, variables: Mapping[str, str | None], *, where: str) -
                 f"{where}: {{{{{other}}}}} is not a reference; names match [a-z][a-z0-9_]*",
                 where=where,
             )
-        if last_close >= opening.end():
-            raise ContractError(
-                "render-malformed-reference",
-                f"{where}: '{{{{' at offset {opening.start()} does not open a '{{{{name}}}}' "
-                f"reference, but a '}}}}' follows at offset {last_close}",
-                where=where,
-            )
-        # No `}}` anywhere later: this `{{` is literal, and so is every later one.
-        return "{{"
+        # "otherwise, if a `}}` occurs anywhere later in the text, fail": a `{{` before the last
+        # `}}` that opens no group always has it later (its own two characters are not `}`).
+        raise ContractError(
+            "render-malformed-reference",
+            f"{where}: '{{{{' at offset {opening.start()} does not open a '{{{{name}}}}' "
+            f"reference, but a '}}}}' follows at offset {last_close}",
+            where=where,
+        )
 
-    return _OPENING.sub(replace, text)
+    return _OPENING.sub(replace, scanned) + literal_tail
 
 
 def value_of(name: str, variables: Mapping[str, str | None], *, where: str) -> str:

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 from .errors import ContractError
 from .header import HEADER_REASONS, RequestHeader, canonical_header, header_problem
-from .jsonvalue import FrozenArray, Json, frozen, lossless_problem, strict_equal, thawed
+from .jsonvalue import FrozenArray, Json, NotLossless, frozen_lossless, strict_equal, thawed
 
 #: "`user/message`, `assistant/message` or `tool/result`": the only types on the surface.
 SURFACE_ELIGIBLE: Final = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -54,9 +54,11 @@ class SurfaceReplace:
 SurfaceOp: TypeAlias = Literal["append"] | SurfaceReplace
 
 
-@dataclass(frozen=True)
-class SessionEvent:
-    """One logged event. ``data`` is the log's own copy, frozen (`jsonvalue.frozen`): read-only."""
+class SessionEvent(NamedTuple):
+    """One logged event. ``data`` is the log's own copy, frozen (`jsonvalue.frozen`): read-only.
+
+    A named tuple, immutable as the log is: made once per event, the cheapest immutable record.
+    """
 
     type: str
     seq: int
@@ -118,9 +120,11 @@ class SessionLog:
         self._surface: list[int] = []
         #: The derived message of each surface node (``None`` for one that contributes none),
         #: kept in step with ``_surface``; ``_messages`` holds the same without the ``None``s, so
-        #: a request costs a copy of a list of references, whatever the history.
+        #: a request costs a copy of a list of references, whatever the history. A replace sets
+        #: it to ``None``, and the next reader derives it again: replaces in a row (a seed's)
+        #: cost one pass over the surface, not one each.
         self._surface_messages: list[Json | None] = []
-        self._messages: list[Json] = []
+        self._messages: list[Json] | None = []
         self._replacements: list[Replacement] = []
         self._header: RequestHeader | None = None
         self._context: Json | None = None
@@ -181,10 +185,12 @@ class SessionLog:
         A frozen list of the logged message objects themselves (key order kept): they are frozen
         when appended, so nobody can edit the log through them and no request copies them again.
         """
+        if self._messages is None:
+            self._messages = [message for message in self._surface_messages if message is not None]
         return FrozenArray(self._messages)
 
     def request_header(self) -> RequestHeader | None:
-        """The header in force: the last `request/header` snapshot, canonicalized (a copy)."""
+        """The header in force: the last `request/header` snapshot, canonicalized (read-only)."""
         return None if self._header is None else canonical_header(self._header)
 
     def request_context(self) -> Json | None:
@@ -210,7 +216,11 @@ class SessionLog:
         changed nothing.
         """
         op_json = surface_op.to_json() if isinstance(surface_op, SurfaceReplace) else surface_op
-        return self._admit(type, data, op_json, source_event_seqs, time, ignorable=False)
+        where = f"seq {len(self._events)}"
+        logged = _check_lossless(type, data, op_json, source_event_seqs, where)
+        _check_not_legacy(type, logged, where)
+        _check_shape(type, logged, where)
+        return self._admit(type, logged, op_json, source_event_seqs, time, ignorable=False)
 
     def _admit_seeded(self, index: int, raw: Mapping[str, Any]) -> None:
         """One seeded event, through every check before the next event's ("The seed is checked
@@ -225,14 +235,12 @@ class SessionLog:
         if not isinstance(raw, dict):
             raise _invalid(where, "an event is a JSON object")
         type = raw.get("type")
-        _check_lossless(
-            str(type), raw.get("data"), raw.get("surfaceOp"), raw.get("sourceEventSeqs"), where
-        )
+        op, seqs = surface_field(raw, "surfaceOp"), surface_field(raw, "sourceEventSeqs")
+        logged = _check_lossless(str(type), raw.get("data"), op, seqs, where)
         if type == "request/header-delta":
-            _check_not_legacy(type, raw.get("data"), where)
-        unknown = sorted(set(raw) - ENVELOPE_KEYS)
-        if unknown:
-            raise _invalid(where, f"unknown envelope key(s) {unknown}")
+            _check_not_legacy(type, logged, where)
+        if not ENVELOPE_KEYS.issuperset(raw):
+            raise _invalid(where, f"unknown envelope key(s) {sorted(set(raw) - ENVELOPE_KEYS)}")
         if "data" not in raw:
             raise _invalid(where, "no `data`")
         if not isinstance(type, str):
@@ -249,20 +257,13 @@ class SessionLog:
             )
         if raw.get("ignorable", True) is not True:
             raise _invalid(where, "`ignorable`, when present, is `true`")
-        _check_shape(type, _legacy_reason_aside(type, raw["data"]), where)
-        _check_not_legacy(type, raw["data"], where)
+        _check_shape(type, _legacy_reason_aside(type, logged), where)
+        _check_not_legacy(type, logged, where)
         if seq != index:
             raise ContractError(
                 "seq-not-contiguous", f"{where} has seq {seq!r}, expected {index}", where=where
             )
-        self._admit(
-            type,
-            raw["data"],
-            surface_field(raw, "surfaceOp"),
-            surface_field(raw, "sourceEventSeqs"),
-            time,
-            ignorable="ignorable" in raw,
-        )
+        self._admit(type, logged, op, seqs, time, ignorable="ignorable" in raw)
 
     def _admit(
         self,
@@ -274,23 +275,24 @@ class SessionLog:
         *,
         ignorable: bool,
     ) -> SessionEvent:
+        """The rules that read the log (the surface metadata, the replaced range), then the append.
+
+        The caller has run the event's own checks once (lossless JSON, legacy header formats, its
+        shape; for a seed, the envelope's too), and ``data`` is the log's frozen copy of it.
+        """
         seq = len(self._events)
         where = f"seq {seq}"
-        given = [None if value is NULL else value for value in (surface_op, source_event_seqs)]
-        _check_lossless(type, data, given[0], given[1], where)
-        _check_not_legacy(type, data, where)
-        _check_shape(type, data, where)
         op, seqs = _check_surface_metadata(type, surface_op, source_event_seqs, seq, where)
         replacement = self._check_replacement(type, data, op, seqs, seq, where)
         # Everything is validated: from here on nothing can fail.
-        event = SessionEvent(type, seq, time, frozen(data), op, seqs, ignorable)
+        event = SessionEvent(type, seq, time, data, op, seqs, ignorable)
         self._events.append(event)
         if op == "append":
             # "`append` adds the event at the end".
             self._surface.append(seq)
             message = event.derived_message()
             self._surface_messages.append(message)
-            if message is not None:
+            if message is not None and self._messages is not None:
                 self._messages.append(message)
         elif replacement is not None:
             # "a replace removes the nodes from `start` to `end` inclusive and puts the new event
@@ -299,7 +301,7 @@ class SessionLog:
             shadowed = slice(first, first + len(replacement.shadowed))
             self._surface[shadowed] = [seq]
             self._surface_messages[shadowed] = [event.derived_message()]
-            self._messages = [message for message in self._surface_messages if message is not None]
+            self._messages = None
             self._replacements.append(replacement)
         if type == "request/header":
             self._header = canonical_header(event.data["header"])
@@ -396,20 +398,30 @@ def surface_field(event: Mapping[str, Any], key: str) -> Json:
 
 def _check_lossless(
     type: str, data: Json, surface_op: Json, source_event_seqs: Json, where: str
-) -> None:
-    """`session-non-json`: "`data` or the surface metadata is not lossless JSON"."""
-    for what, value in (
-        ("data", data),
-        ("surfaceOp", surface_op),
-        ("sourceEventSeqs", source_event_seqs),
-    ):
-        problem = lossless_problem(value)
-        if problem is not None:
-            raise ContractError(
-                "session-non-json",
-                f"{where}: {type} {what} is not lossless JSON: {problem.replace('$', what, 1)}",
-                where=where,
-            )
+) -> Json:
+    """`session-non-json`: "`data` or the surface metadata is not lossless JSON".
+
+    Returns ``data`` frozen: the log's own copy, made by the one walk that checks it.
+    """
+    logged = _lossless(type, "data", data, where)
+    # The surface metadata is parsed, not kept, and mostly absent (``None``); one given as
+    # ``null`` (`NULL`) is lossless, and left to the surface rules.
+    for what, value in (("surfaceOp", surface_op), ("sourceEventSeqs", source_event_seqs)):
+        if value is not None and value is not NULL:
+            _lossless(type, what, value, where)
+    return logged
+
+
+def _lossless(type: str, what: str, value: Json, where: str) -> Json:
+    """``value`` frozen, or `session-non-json` naming where it is not lossless JSON."""
+    try:
+        return frozen_lossless(value)
+    except NotLossless as problem:
+        raise ContractError(
+            "session-non-json",
+            f"{where}: {type} {what} is not lossless JSON: {str(problem).replace('$', what, 1)}",
+            where=where,
+        ) from None
 
 
 def _check_not_legacy(type: str, data: Json, where: str) -> None:
@@ -573,6 +585,8 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 def _as_integer(value: Json) -> int | None:
     """An integer as JSON numbers carry it (``2.0`` is 2; a bool is none), else ``None``."""
+    if type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not value.is_integer():

@@ -646,6 +646,18 @@ HTTP_CASES: list[Case] = [
         http_op(418, error_body("teapot"), expect=failure("HTTP_418")),
         http_op(404, "not found", expect=failure("HTTP_404")),
     ),
+    wire_case(
+        "http-quota-wording-across-code-and-type",
+        "QUOTA when the error body (code, type or message) says the quota is insufficient; the "
+        "upstream reads the three as one text, `[error.code, error.type, error.message]` joined "
+        "with spaces (upstream notes, deepseek-adapter §4.2 step 3): code `insufficient` and "
+        "type `quota` say `insufficient quota`, so a 429 is `QUOTA`, not `RATE_LIMIT`.",
+        http_op(
+            429,
+            error_body("please top up", code="insufficient", type_="quota"),
+            expect=failure("QUOTA"),
+        ),
+    ),
 ]
 
 CASES: list[Case] = [*REQUEST_CASES, *STREAM_CASES, *HTTP_CASES]

@@ -81,6 +81,81 @@ PARTIAL_FAILURE = {**lp.partial("hal"), "fail": {"code": "SERVER", "message": "r
 del PARTIAL_FAILURE["waitFor"]
 #: Two chunks of a text block, then the adapter fails with code ABORTED, the turn not cancelled.
 ABORTED_FAILURE = {**PARTIAL_FAILURE, "fail": {"code": "ABORTED", "message": "x"}}
+#: A text block started, never given a delta nor ended, then the finish (upstream notes §0.5).
+STARTED_TEXT = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: The answer "hi", then a delta and a second end for its block after its end.
+LATE_CHUNKS = {
+    "chunks": [
+        *lp.answer("hi")["chunks"][:3],
+        {"type": "text-delta", "index": 0, "text": " again"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("bye")},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: `CALL`'s tool call streamed as two argument deltas and never ended.
+UNENDED_CALL = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "tool-call"},
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "id": "c1",
+            "name": "add",
+            "argumentsDelta": ARGS[:7],
+        },
+        {"type": "tool-call-delta", "index": 0, "id": "c1", "argumentsDelta": ARGS[7:]},
+        {"type": "finish", "reason": {"kind": "tool-calls"}},
+    ]
+}
+#: A text, a reasoning and a tool-call delta, each for an index no `block-start` opened.
+UNSTARTED = {
+    "chunks": [
+        {"type": "text-delta", "index": 0, "text": "a"},
+        {"type": "reasoning-delta", "index": 1, "text": "r"},
+        {"type": "tool-call-delta", "index": 2, "id": "c1", "name": "add", "argumentsDelta": ARGS},
+        {"type": "finish", "reason": {"kind": "tool-calls"}},
+    ]
+}
+#: A text block whose deltas carry less than its end.
+END_WINS = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "text-delta", "index": 0, "text": "hel"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("hello")},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: Two blocks started, then their deltas in the other order.
+STARTED_IN_ORDER = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "text"},
+        {"type": "block-start", "index": 1, "blockType": "reasoning"},
+        {"type": "reasoning-delta", "index": 1, "text": "r"},
+        {"type": "text-delta", "index": 0, "text": "t"},
+        {"type": "block-end", "index": 0, "block": lp.text_block("t")},
+        {"type": "block-end", "index": 1, "block": {"type": "reasoning", "text": "r"}},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: What a stream reports as its usage, and a usage the log refuses (-0 is not lossless JSON).
+USAGE = {"inputTokens": 3, "outputTokens": 1}
+REFUSED_USAGE = {
+    "chunks": [
+        *lp.partial("hello")["chunks"],
+        {"type": "usage", "usage": {"inputTokens": -0.0, "outputTokens": 1}},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
+#: A text block, a usage chunk, then a wait for the abort (a cancel cuts the stream there).
+USAGE_THEN_WAIT = {
+    **lp.partial("hal"),
+    "chunks": [*lp.partial("hal")["chunks"], {"type": "usage", "usage": USAGE}],
+}
 
 
 def _turn_with_tools() -> list[Json]:
@@ -146,6 +221,62 @@ def _relative(events: list[Json], offset: int) -> list[Json]:
 def _blocked_assembly(gate: str = "g") -> Json:
     """A listener scoped to agent ``a`` that holds every assembly until ``gate`` opens."""
     return s.listen("hold", s.listener(wait_gate=gate), scope="a")
+
+
+def _answered_by(case_id: str, why: str, reply: Json, content: list[Json]) -> Case:
+    """A ROOT-MODEL case on how a reply's chunks make the answer: "hi", ``reply``, and the
+    `assistant/message` it must log, holding ``content`` and citing every chunk."""
+    chunks = range(5, 5 + len(reply["chunks"]))
+    return Case(
+        id=case_id,
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=why,
+        ops=(
+            lp.agent("a", model=[reply]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, reply),
+                    lp.assistant(1, 1, content, "#2", chunks),
+                    lp.step_end(1, 1),
+                    lp.turn_end(1),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    )
+
+
+def _called_by(case_id: str, why: str, reply: Json, content: list[Json]) -> Case:
+    """`_answered_by` for a reply holding `CALL`'s tool call: it runs, and its result concludes
+    the turn."""
+    chunks = range(5, 5 + len(reply["chunks"]))
+    return Case(
+        id=case_id,
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=why,
+        ops=(
+            lp.agent("a", model=[reply], tools=[lp.tool_result("4", concludes=True)]),
+            lp.followup("a", "2+2?"),
+            lp.observe(
+                "a",
+                log=[
+                    *_turn_with_tools()[:5],  # 0-4
+                    *lp.attempt(1, 1, reply),
+                    lp.assistant(1, 1, content, "#2", chunks),
+                    lp.tool_call_event(1, 1, "c1", "add", ARGS),
+                    lp.tool_result_event(1, 1, "c1", "4", "#3", chunks.stop + 1),
+                    lp.step_end(1, 1),
+                    lp.turn_end(1),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    )
 
 
 CASES = [
@@ -670,9 +801,10 @@ CASES = [
         requires=LOOP,
         why=(
             "An adapter that fails is logged as one terminal `finish` chunk whose reason is "
-            '`{kind: "error" | "aborted", failure}` (ROOT-MODEL; which of the two for a failure '
-            "with code ABORTED while the turn is not cancelled is not decided, so the finish "
-            "chunk's reason is not compared). Either way the attempt failed: it writes its "
+            '`{kind: "error" | "aborted", failure}` (ROOT-MODEL; kind `aborted` for code '
+            "ABORTED, PROTOCOL.md's REPLY, which "
+            "`loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish` "
+            "compares; this case does not). Either way the attempt failed: it writes its "
             "chunks but no `assistant/message`, and the default `agent/request-error` action "
             '(`end`) ends the turn `{kind: "error", error: <failure>}`, not `completed`.'
         ),
@@ -1198,6 +1330,198 @@ CASES = [
                     lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 12
                 ],
                 requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    # -- issue 35 item 6: what the mutation audit found no case for -----------------------------
+    _answered_by(
+        "loop/a-text-block-started-and-never-ended-holds-empty-text",
+        (
+            "The upstream's assembler (upstream notes §0.5, which decide where CONTRACTS.md is "
+            "silent): deltas append to their block, and a block never ended keeps what they "
+            'built. A text block is `{type: "text", text}`, so one started and given no '
+            'delta holds the empty text: the answer is `[{type: "text", text: ""}]`.'
+        ),
+        STARTED_TEXT,
+        [lp.text_block("")],
+    ),
+    _answered_by(
+        "loop/chunks-after-a-blocks-end-are-ignored",
+        (
+            "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
+            "authoritative block; the first close wins and later deltas for that index are "
+            "ignored\". A delta and a second end after the block's end change nothing: the "
+            "answer holds the first end's block, `hi`."
+        ),
+        LATE_CHUNKS,
+        [lp.text_block("hi")],
+    ),
+    _called_by(
+        "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+        (
+            "The upstream's assembler (upstream notes §0.5): deltas append to their block, and "
+            "`blocks()` is every block, ended or not. A tool call streamed as two "
+            '`argumentsDelta`s and never ended is `{type: "tool-call", id, name, arguments}` '
+            "with the two joined, and its `tool/call` carries them as they are."
+        ),
+        UNENDED_CALL,
+        [lp.call_block("c1", "add", ARGS)],
+    ),
+    Case(
+        id="loop/the-streams-usage-is-on-its-assistant-message",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            "`assistant/message` is `{turn, step, message, usage?, interrupted?: true}`; the "
+            'upstream writes the assembler\'s usage there, "the last value seen" of the '
+            "attempt's `usage` chunks (upstream notes §0.5, §7.1 steps 4 and 6): a finished "
+            "answer and the interrupted message of a cancelled stream both carry it."
+        ),
+        ops=(
+            lp.agent("a", model=[lp.answer("hello", usage=USAGE), USAGE_THEN_WAIT]),
+            lp.followup("a", "hi"),
+            lp.followup("a", "again"),
+            lp.cancel("a"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.answer("hello", usage=USAGE)),  # 5-9
+                    lp.assistant(1, 1, [lp.text_block("hello")], "#2", range(5, 10), usage=USAGE),
+                    lp.step_end(1, 1),  # 11
+                    lp.turn_end(1),  # 12
+                    lp.turn_start(2),  # 13
+                    lp.step_start(2, 1),  # 14
+                    lp.user("again", "#3"),  # 15
+                    *lp.attempt(2, 1, USAGE_THEN_WAIT),  # 16-18
+                    lp.assistant(
+                        2,
+                        1,
+                        [lp.text_block("hal")],
+                        "#4",
+                        [16, 17, 18],
+                        usage=USAGE,
+                        interrupted=True,
+                    ),  # 19
+                    lp.step_end(2, 1),  # 20
+                    lp.turn_end(2, lp.aborted(lp.USER_CANCEL)),  # 21
+                ],
+                requests=[{"dispatchSeq": 5}, {"dispatchSeq": 16}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message",
+        contracts=RETRY,
+        requires=LOOP,
+        why=(
+            "A stream chunk holding -0 is not lossless JSON, so its `assistant/chunk` append is "
+            'refused (`session-non-json`): that throw is not a cancel. "A turn ended by anything '
+            'else that throws [...] ends `{kind: "error", error: {message, code: "UNKNOWN"}}`", '
+            'and the interrupted `assistant/message` is written only "if the turn is cancelled '
+            'while a stream runs": the text streamed before it stays in its chunks only.'
+        ),
+        ops=(
+            lp.agent("a", model=[REFUSED_USAGE]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, {"chunks": REFUSED_USAGE["chunks"][:2]}),  # 5-6
+                    lp.step_end(1, 1),  # 7
+                    lp.turn_end(1, lp.UNKNOWN),  # 8
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish",
+        contracts=("ROOT-MODEL",),
+        requires=LOOP,
+        why=(
+            'An adapter that fails is logged as one terminal `finish` chunk `{kind: "error" | '
+            '"aborted", failure}` (ROOT-MODEL); PROTOCOL.md\'s REPLY (1.3, settled by the '
+            "upstream's error normalization, upstream notes §0.4): kind `aborted` when the code "
+            "is `ABORTED`, even with the turn not cancelled. The attempt failed, so the default "
+            '`agent/request-error` action ends the turn `{kind: "error", error: <failure>}`.'
+        ),
+        ops=(
+            lp.agent("a", model=[lp.fails("ABORTED", "x")]),
+            lp.followup("a", "hi"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "hi", 1)[:5],  # 0-4
+                    *lp.attempt(1, 1, lp.fails("ABORTED", "x")),  # 5
+                    lp.step_end(1, 1),  # 6
+                    lp.turn_end(1, {"kind": "error", "error": {"message": "x", "code": "ABORTED"}}),
+                ],
+                requests=[{"dispatchSeq": 5}],
+            ),
+        ),
+    ),
+    _called_by(
+        "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+        (
+            "The upstream's assembler (upstream notes §0.5): blocks are kept in first-seen index "
+            "order and deltas append to their block, so a delta for an index not seen yet opens "
+            "its block: a `text-delta` a text block, a `reasoning-delta` a reasoning block, a "
+            "`tool-call-delta` a tool call (a scripted REPLY need not start its blocks: "
+            "PROTOCOL.md asks that structure of an adapter's output only). The tool call runs."
+        ),
+        UNSTARTED,
+        [lp.text_block("a"), {"type": "reasoning", "text": "r"}, lp.call_block("c1", "add", ARGS)],
+    ),
+    _answered_by(
+        "loop/a-blocks-end-replaces-what-its-deltas-built",
+        (
+            "The upstream's assembler (upstream notes §0.5): \"`block-end` stores the "
+            'authoritative block": a text block whose deltas carried `hel` and whose end carries '
+            "`hello` is `hello` in the answer."
+        ),
+        END_WINS,
+        [lp.text_block("hello")],
+    ),
+    _answered_by(
+        "loop/blocks-keep-the-order-they-were-started-in",
+        (
+            "The upstream's assembler (upstream notes §0.5): \"Blocks are kept in first-seen "
+            'index order". A text block started at index 0 and a reasoning block at index 1, '
+            "whose deltas then come in the other order, are the answer's blocks in the order "
+            "they were started: the text, then the reasoning."
+        ),
+        STARTED_IN_ORDER,
+        [lp.text_block("t"), {"type": "reasoning", "text": "r"}],
+    ),
+    Case(
+        id="loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
+        contracts=STEP,
+        requires=LOOP,
+        why=(
+            "A message sent (and waking the agent) while a cancelled turn is still settling goes "
+            "to the next turn, whatever its target: the upstream's `wakingAfterAbort` (upstream "
+            "notes §5, `send`; PROTOCOL.md, `steer`). So a steer sent after a cancel, while the "
+            "cancelled turn's assembly is held, is turn 2 on its own, and a follow-up sent after "
+            "it is turn 3 (a turn's first step claims at most one next-turn message)."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO]),
+            _blocked_assembly(),
+            lp.followup("a", "one"),
+            lp.cancel("a"),
+            lp.steer("a", "two"),
+            lp.followup("a", "three"),
+            s.open_gate("g"),
+            lp.observe(
+                "a",
+                log=[
+                    lp.turn_start(1),  # 0
+                    lp.turn_end(1, lp.aborted(lp.USER_CANCEL)),  # 1
+                    *_relative(_answered_turn(2, "two", 1), 2),  # 2-13
+                    *_relative(_answered_turn(3, "three", 3, header=[]), 14),  # 14-23
+                ],
             ),
         ),
     ),

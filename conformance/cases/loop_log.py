@@ -12,7 +12,17 @@ from ..judge.logview import ABSENT
 from ..scenarios import loopscenario as lp
 from ..scenarios import scenario as s
 from ..scenarios.scenario import Json
-from .loop import ARGS, CALL, FOUR, HELLO, LOOP, _answered_turn, _relative
+from .loop import (
+    ARGS,
+    CALL,
+    FOUR,
+    HELLO,
+    LOOP,
+    USAGE,
+    USAGE_THEN_WAIT,
+    _answered_turn,
+    _relative,
+)
 
 BUILD = ("LOOP-REQUEST-BUILD",)
 HEADERS = ("LOOP-REQUEST-BUILD", "PROMPT-HEADER-CHANGE-TEST")
@@ -26,13 +36,6 @@ DEFAULTED = {**lp.CONFIG, "reasoningEffort": "high", "maxTokens": 4096}
 BOTH_MARKED = {"reasoningEffort": True, "maxTokens": True}
 #: The same provider with another model.
 OTHER_MODEL = {**lp.CONFIG, "model": "m2"}
-#: What a stream reports as its usage.
-USAGE = {"inputTokens": 3, "outputTokens": 1}
-#: A text block, a usage chunk, then a wait for the abort (a cancel cuts the stream there).
-USAGE_THEN_WAIT = {
-    **lp.partial("hal"),
-    "chunks": [*lp.partial("hal")["chunks"], {"type": "usage", "usage": USAGE}],
-}
 
 _ANSWER = ["assistant/chunk"] * 4 + ["assistant/message"]
 _TOOL_STEP = [*_ANSWER, "tool/call", "tool/result", "step/end"]

@@ -14,7 +14,7 @@ from typing import Final
 from ..cases.deepseek import STOP, body, failed, sse, stream, text, user, wire_request
 from ..scenarios.scenario import Json
 from .deepseek_http import HTTP_CASES, Exchange, HttpCase, http_failed, sent, streamed
-from .loopback import Scripted
+from .loopback import Scripted, day_ahead
 
 _HELLO: Final = sse('{"choices":[{"delta":{"content":"hello"},"finish_reason":"stop"}]}', "[DONE]")
 _ASK: Final = user(text("hi"))
@@ -248,6 +248,30 @@ RULE_CASES: list[HttpCase] = [
                 Scripted(503, (*_PLAIN, ("retry-after", "Mon, 01 Jan 2001 00:00:00 GMT"))),
                 sent(body(_ASK_WIRE)),
                 stream([], http_failed("SERVER", 503)),
+            ),
+        ),
+    ),
+    HttpCase(
+        "deepseek-http/retry-after-date-a-day-ahead-on-the-clock",
+        "An HTTP-date `Retry-After` in the future gives `providerRetryAfterMs` = the date minus "
+        "the adapter's own clock (upstream notes, deepseek-adapter §4.3: `date - now` in ms, kept "
+        "only if greater than 0). A 429 (the status it is most often sent with) carries a date one "
+        "day after the next whole second of the server's clock, on the same machine as the "
+        "adapter, so the value lies between one day "
+        "less a minute for the exchange (86,340,000) and one day and one second (86,401,000).",
+        (
+            Exchange(
+                wire_request(_ASK),
+                Scripted(429, (*_PLAIN, ("retry-after", day_ahead))),
+                sent(body(_ASK_WIRE)),
+                stream(
+                    [],
+                    http_failed(
+                        "RATE_LIMIT",
+                        429,
+                        providerRetryAfterMs={"between": [86_340_000, 86_401_000]},
+                    ),
+                ),
             ),
         ),
     ),

@@ -6,14 +6,18 @@ parts, each flushed on its own, after which the connection closes (the body is d
 close, so a body without ``[DONE]`` ends cleanly; or by an announced ``content-length``, which a
 response may leave short to close the connection mid-body). When the script is exhausted the
 answer is ``500 mock script exhausted``, as the upstream's mock server does. It binds 127.0.0.1 only
-and lives for one case.
+and lives for one case. A header value may be a function, called when the response is written: a
+`Retry-After` date measured from that moment (`day_ahead`) reaches the adapter a moment later.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Final
 
@@ -27,7 +31,9 @@ class Scripted:
     fewer bytes: the connection then closes mid-body, as a dropped connection does."""
 
     status: int = 200
-    headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
+    headers: tuple[tuple[str, str | Callable[[], str]], ...] = (
+        ("content-type", "text/event-stream"),
+    )
     parts: tuple[bytes, ...] = ()
     content_length: int | None = None
 
@@ -52,6 +58,13 @@ class _Script:
             if self.responses:
                 return self.responses.pop(0)
         return Scripted(500, (("content-type", "text/plain"),), (b"mock script exhausted",))
+
+
+def day_ahead() -> str:
+    """An IMF-fixdate one day after the next whole second of this machine's clock, as an HTTP
+    date is written (whole seconds): measured by an adapter on the same clock a moment later,
+    it lies between one day and one day and one second ahead."""
+    return formatdate(math.ceil(time.time()) + 86_400, usegmt=True)
 
 
 class LoopbackServer:
@@ -87,7 +100,7 @@ class LoopbackServer:
             def _answer(self, scripted: Scripted) -> None:
                 self.send_response(scripted.status)
                 for name, value in scripted.headers:
-                    self.send_header(name, value)
+                    self.send_header(name, value if isinstance(value, str) else value())
                 if scripted.content_length is not None:
                     self.send_header("content-length", str(scripted.content_length))
                 self.send_header("connection", "close")

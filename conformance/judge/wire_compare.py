@@ -20,7 +20,9 @@
   ``status``, and ``providerRetryAfterMs`` and ``requestId`` each present with its value exactly
   when expected ("Every HTTP failure carries `status` (the HTTP status) and `requestId`"; a
   Retry-After that is not positive seconds or a future HTTP date is ignored). The same rule judges
-  the failure a stream's ``finish`` carries.
+  the failure a stream's ``finish`` carries. Over ``deepseek-http`` an HTTP date is measured
+  against the adapter's live clock, so the expectation there is ``{"between": [low, high]}``: the
+  value present, a number in that range.
 
 Every difference is reported, not only the first: a report that stops at the blocks hides a wrong
 finish code behind them.
@@ -210,7 +212,11 @@ def _failure_problems(expected: Json, got: Json) -> list[str]:
         )
     for key in _HTTP_FACTS if "status" in expected else ():
         want, have = expected.get(key, _ABSENT), got.get(key, _ABSENT)
-        if _kind(want) != _kind(have) or want != have:
+        if isinstance(want, dict):
+            low, high = want["between"]
+            if _kind(have) != "number" or not low <= have <= high:
+                problems.append(f"failure {key}: expected {low} to {high}, got {_fact(have)}")
+        elif _kind(want) != _kind(have) or want != have:
             problems.append(f"failure {key}: expected {_fact(want)}, got {_fact(have)}")
     return problems
 

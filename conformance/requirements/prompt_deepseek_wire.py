@@ -538,6 +538,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-quota-whatever-the-status",
             "deepseek/http-context-window",
             "deepseek-http/error-responses",
+            "deepseek/http-quota-wording-across-code-and-type",
         ),
     ),
     Requirement(
@@ -590,6 +591,7 @@ REQUIREMENTS: Final = (
             "deepseek/http-retry-after-on-any-status",
             "deepseek-http/retry-after-on-any-status",
             "deepseek-http/retry-after-past-date-on-the-clock",
+            "deepseek-http/retry-after-date-a-day-ahead-on-the-clock",
             "deepseek/http-retry-after-date-one-millisecond-ahead",
         ),
     ),

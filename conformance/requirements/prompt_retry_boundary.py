@@ -64,4 +64,15 @@ REQUIREMENTS: Final = (
             "loop/a-turn-after-a-request-cancelled-before-its-first-chunk-sends-again",
         ),
     ),
+    Requirement(
+        "PROMPT-RETRY-BOUNDARY.5",
+        "Only a cancel writes an interrupted `assistant/message`: a stream chunk the log refuses "
+        "(not lossless JSON) is a throw that ends the turn `error` with code `UNKNOWN`, the text "
+        "streamed before it left in its chunks.",
+        _SECTION,
+        'A turn ended by anything else that throws … ends `{kind: "error", error: {message, '
+        'code: "UNKNOWN"}}` … If the turn is cancelled while a stream runs, the chunks received '
+        "so far stay logged",
+        cases=("loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message",),
+    ),
 )

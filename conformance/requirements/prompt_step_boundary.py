@@ -26,6 +26,7 @@ REQUIREMENTS: Final = (
             "loop/an-injected-message-waits-idle-for-the-next-turn",
             "loop/a-message-injected-while-a-cancelled-turn-settles-wakes-nothing",
             "loop/a-message-injected-during-a-turn-that-fails-wakes-nothing",
+            "loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
         ),
     ),
     Requirement(

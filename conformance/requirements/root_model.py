@@ -323,4 +323,41 @@ REQUIREMENTS: Final = (
         "serialized log (JSON Lines), an absent optional field is omitted, never `null`",
         cases=("loop/usage-is-never-logged-as-null",),
     ),
+    Requirement(
+        "ROOT-MODEL.28",
+        "An `assistant/message`'s message holds its attempt's blocks as the upstream's assembler "
+        "builds them (upstream notes §0.5, where CONTRACTS.md is silent): blocks in first-seen "
+        "index order; deltas append to their block (a delta for an unseen index opens one of its "
+        "kind; a text block started with none holds the empty text), a block never ended keeps "
+        "what they built, and the first `block-end` of an index is its block, later chunks for "
+        "it ignored.",
+        _LOG,
+        "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}`",
+        cases=(
+            "loop/a-text-block-started-and-never-ended-holds-empty-text",
+            "loop/chunks-after-a-blocks-end-are-ignored",
+            "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+            "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+            "loop/a-blocks-end-replaces-what-its-deltas-built",
+            "loop/blocks-keep-the-order-they-were-started-in",
+        ),
+    ),
+    Requirement(
+        "ROOT-MODEL.29",
+        "An `assistant/message`, finished or interrupted, carries as `usage` the last `usage` "
+        "chunk its attempt's stream reported (upstream notes §0.5 and §7.1).",
+        _LOG,
+        "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}`",
+        cases=("loop/the-streams-usage-is-on-its-assistant-message",),
+    ),
+    Requirement(
+        "ROOT-MODEL.30",
+        "An adapter failure is logged as one terminal `finish` chunk: of kind `aborted` when its "
+        "code is `ABORTED` (the upstream's error normalization, PROTOCOL.md's REPLY since 1.3), "
+        "even while the turn is not being cancelled.",
+        _ROOT,
+        '`{kind: "error" | "aborted", failure}`); an adapter that throws or fails is logged as '
+        "one such terminal `finish` chunk",
+        cases=("loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish",),
+    ),
 )

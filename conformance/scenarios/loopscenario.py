@@ -311,11 +311,13 @@ def context(config: Json = CONFIG, window: int | None = None) -> Json:
 
 
 def attempt(turn: int, step: int, reply: Json) -> list[Json]:
-    """The `assistant/chunk` events of a reply that runs to its end (failure included)."""
+    """The `assistant/chunk` events of a reply that runs to its end (failure included: kind
+    `aborted` for code `ABORTED`, else `error`, PROTOCOL.md's REPLY)."""
     chunks = list(reply["chunks"])
     if "fail" in reply:
         failure = {"message": reply["fail"]["message"], "code": reply["fail"]["code"]}
-        chunks.append({"type": "finish", "reason": {"kind": "error", "failure": failure}})
+        kind = "aborted" if failure["code"] == "ABORTED" else "error"
+        chunks.append({"type": "finish", "reason": {"kind": kind, "failure": failure}})
     return [
         {"type": "assistant/chunk", "data": {"turn": turn, "step": step, "chunk": chunk}}
         for chunk in chunks

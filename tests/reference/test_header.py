@@ -55,11 +55,51 @@ class TestCanonicalForm:
         assert list(canonical_header({"config": config})["config"]) == list(config)
 
     def test_the_result_shares_nothing_with_the_input(self) -> None:
-        h = header(tools=[TOOL])
+        h = header(tools=[dict(TOOL)])
         canonical = canonical_header(h)
-        canonical["tools"][0]["name"] = "changed"
-        canonical["config"]["model"] = "changed"
-        assert h == header(tools=[TOOL])
+        with pytest.raises(TypeError):
+            canonical["tools"][0]["name"] = "changed"
+        with pytest.raises(TypeError):
+            canonical["config"]["model"] = "changed"
+        h["tools"][0]["name"] = "changed"
+        h["config"]["model"] = "changed"
+        assert canonical == canonical_header(header(tools=[TOOL]))
+
+    def test_tools_written_alike_are_taken_from_the_header_in_force(self) -> None:
+        in_force = canonical_header(header(tools=[TOOL]))
+        canonical = canonical_header(header(tools=[dict(TOOL)]), in_force=in_force)
+        assert canonical["tools"] is in_force["tools"]
+        assert headers_equal(canonical, in_force)
+
+    @pytest.mark.parametrize(
+        "tool",
+        [
+            {"description": "Read a file", "name": "read", "parameters": TOOL["parameters"]},
+            {**TOOL, "parameters": {"type": "object", "properties": {}, "minItems": 1.0}},
+        ],
+    )
+    def test_tools_written_otherwise_are_copied(self, tool: dict[str, Any]) -> None:
+        in_force = canonical_header(header(tools=[TOOL]))
+        canonical = canonical_header(header(tools=[tool]), in_force=in_force)
+        assert canonical["tools"] is not in_force["tools"]
+        assert canonical["tools"] == [tool]
+
+    def test_a_number_written_otherwise_is_copied_though_the_headers_are_equal(self) -> None:
+        one = {**TOOL, "parameters": {"type": "object", "maxItems": 1}}
+        in_force = canonical_header(
+            header(tools=[{**one, "parameters": {**one["parameters"], "maxItems": 1.0}}])
+        )
+        canonical = canonical_header(header(tools=[one]), in_force=in_force)
+        assert canonical["tools"] is not in_force["tools"]
+        assert canonical["tools"][0]["parameters"]["maxItems"] == 1
+        assert type(canonical["tools"][0]["parameters"]["maxItems"]) is int
+        assert headers_equal(canonical, in_force)
+
+    def test_a_frozen_header_is_its_own_snapshot(self) -> None:
+        canonical = canonical_header(header(system="S", tools=[TOOL]))
+        again = canonical_header(canonical)
+        assert again == canonical
+        assert again["config"] is canonical["config"] and again["tools"] is canonical["tools"]
 
 
 class TestEquality:

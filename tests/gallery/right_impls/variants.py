@@ -13,7 +13,6 @@ import httpx
 from wrong_impls.base import patched
 
 from conformance.cases import deepseek as ds
-from conformance.cases.loop import ABORTED_FAILURE
 from conformance.scenarios import loopscenario as lp
 from conformance.scenarios import scenario as s
 from reference import config, loop, session
@@ -195,15 +194,6 @@ def SourceSeqsCheckedFirst(
 # -- loop -----------------------------------------------------------------------------------------
 
 
-class AbortedFailureLoggedAsError(Driver):
-    """A model failure with code ABORTED while the turn is not cancelled is logged as an `error`
-    finish (the reference logs it `aborted`, as it does every failure while a cancel is under
-    way): the loop's test for an abort becomes the signal's alone."""
-
-    def __init__(self) -> None:
-        loop.ABORTED = "(no failure code)"  # type: ignore[misc]
-
-
 @patched(loop.Agent, "_chunks")
 async def InboxNoteBeforeTheFirstChunk(
     chunks: Callable[..., AsyncIterator[Json]], agent: loop.Agent, request: Json, signal: Any
@@ -365,14 +355,6 @@ VARIANTS: Final[dict[str, Variant]] = {
         "wire",
         (_unexpected(ds.stream_op(_TEXT_AND_CALL, expect=None)),),
         ("wire",),
-    ),
-    "AbortedFailureLoggedAsError": Variant(
-        'ROOT-MODEL: "an adapter that throws or fails is logged as one such terminal `finish` '
-        'chunk" whose reason is "`{kind: "error" | "aborted", failure}`": nothing says '
-        "which a failure with code ABORTED gets while the turn is not cancelled.",
-        "loop",
-        (lp.agent("a", model=[ABORTED_FAILURE]), lp.followup("a", "hi"), lp.observe("a")),
-        ("loop",),
     ),
     "TextBeforeReasoning": Variant(
         "PROMPT-DEEPSEEK-WIRE says nothing of the order in which one delta's fields open their "

@@ -29,7 +29,10 @@ _HTTP_DATES = (
     "deepseek/http-retry-after-asctime-and-rfc850",
     "deepseek/http-retry-after-on-any-status",
     "deepseek/http-retry-after-date-one-millisecond-ahead",
+    "test_deepseek_http[deepseek-http/retry-after-date-a-day-ahead-on-the-clock]",
 )
+#: The one among them dated a day ahead of the clock: a clock misread by a day or more fails it.
+_DAY_AHEAD = _HTTP_DATES[-1]
 
 
 @wrong(WIRE)
@@ -822,6 +825,8 @@ def UnicodeDigitSeconds(delay_of, value, *, now_ms):
     "deepseek/http-retry-after-on-any-status",
     "deepseek/http-odd-error-bodies",
     "deepseek/http-retry-after-date-one-millisecond-ahead",
+    _DAY_AHEAD,
+    "deepseek/http-quota-wording-across-code-and-type",
 )
 @patched(failures, "http_failure", also=client)
 def NoStatusOnHttpFailures(failure_of, status, body, headers, *, now_ms):
@@ -1082,7 +1087,11 @@ def NonUtf8ErrorBodyIsTransport(mapped, status, text, headers, *, now_ms):
     return mapped(status, text, headers, now_ms=now_ms)
 
 
-@wrong(WIRE, "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]")
+@wrong(
+    WIRE,
+    "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]",
+    _DAY_AHEAD,
+)
 class ClockInSeconds(Driver):
     """Over HTTP, the clock an HTTP-date `Retry-After` is measured against is read in seconds
     where milliseconds are meant, so every date after January 1970 lies in the future."""
@@ -1132,3 +1141,38 @@ def BodyReadWholeFirst(send, self, request, **options):
     announced ``content-length``, fails a complete answer as ``TRANSPORT`` (the audit's
     ``DeepSeekAdapter._stream`` mutants 35, 37, 38)."""
     return send(self, request, **{**options, "stream": False})
+
+
+# -- issue 35 item 6: the mutants the audit found observable ----------------------------------
+
+
+@wrong(WIRE, "deepseek/http-quota-wording-across-code-and-type")
+@patched(failures, "http_failure")
+def QuotaWordingReadFieldByField(http_failure, status, body, headers, *, now_ms):
+    """The error body's code, type and message are joined with `XX XX` instead of a space (the
+    mutant `http_failure` 9), so quota wording that spans two fields (code `insufficient`,
+    type `quota`) is missed."""
+    failure = http_failure(status, body, headers, now_ms=now_ms)
+    error = failures._error_object(body)
+    fields = [str(error[key]) for key in ("code", "type", "message") if error.get(key)]
+    failure["code"] = failures.error_code(status, "XX XX".join(fields))
+    return failure
+
+
+class _ClockAhead:
+    """The clock the adapter reads in `RetryAfterOnAClockAhead`: 0.1 % fast."""
+
+    @staticmethod
+    def time() -> float:
+        return time.time() * 1.001
+
+
+@wrong(WIRE, _DAY_AHEAD)
+class RetryAfterOnAClockAhead(Driver):
+    """The adapter's clock reads 0.1 % fast, about 20 days ahead (the mutant `_stream` 57): an
+    HTTP-date `Retry-After` a day ahead has passed by it, so the failure has no
+    `providerRetryAfterMs`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        client.time = _ClockAhead  # type: ignore[assignment]

@@ -144,7 +144,11 @@ class EmptyDecisionStopsTheDriver(WrongLoop):
             return await super()._turn(signal) and not self.stopping
 
 
-@wrong("PROMPT-STEP-BOUNDARY", "loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each")
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/followups-sent-while-a-cancelled-turn-settles-get-a-turn-each",
+    "loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
+)
 @patched(Agent, "_send")
 def SentAfterCancelForTheNextStep(send, self, target, message):
     """A message sent while a cancelled turn settles is queued for the next step, follow-ups
@@ -408,11 +412,11 @@ def ReplaceKeepsRetainedSnapshot(observe, self, event):
 
 @wrong("PROMPT-HEADER-CANONICAL")
 @patched(header, "canonical_header")
-def CanonicalKeepsEmptySystem(canonical, raw):
+def CanonicalKeepsEmptySystem(canonical, raw, **options):
     """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
-    result = canonical(raw)
+    result = canonical(raw, **options)
     if raw.get("system") == "":
-        result["system"] = ""
+        result = {**result, "system": ""}
     return result
 
 
@@ -518,6 +522,7 @@ def TemperatureAndStopDropped(seed_of, self):
     "loop/a-throwing-tool-runtime-ends-the-turn-unknown",
     "loop/a-throwing-request-error-decision-ends-the-turn-unknown",
     "loop/a-throwing-request-hook-fails-the-build",
+    "loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message",
 )
 @patched(loop, "_failure_of")
 def ThrowsReportedByClassName(failure_of, error: Exception):
@@ -1100,6 +1105,156 @@ async def AbortInTheBuildNoticedAtDispatch(build, self, turn, step, assembly, *r
         loop._check = check
     check(rest[-1])
     return request
+
+
+# -- issue 35 item 6: the mutants the audit found observable ----------------------------------
+
+
+@wrong(
+    "ROOT-MODEL",
+    "loop/a-text-block-started-and-never-ended-holds-empty-text",
+    "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
+    "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
+)
+@patched(BlockAssembler, "_open")
+def StartedBlockTextInverted(open_block, self, index, block_type):
+    """A started block gets its empty text the wrong way round (the mutant `_open` 7): a text or
+    reasoning block starts without `text`, a tool call with `"text": ""`, so a text block
+    started and never ended lacks its text and an unended tool call carries one."""
+    new = index not in self._blocks
+    block = open_block(self, index, block_type)
+    if new and "text" in block:
+        del block["text"]
+    elif new:
+        block["text"] = ""
+    return block
+
+
+@wrong("ROOT-MODEL", "loop/chunks-after-a-blocks-end-are-ignored")
+@patched(BlockAssembler, "push")
+def LateChunksNotIgnored(push, self, chunk):
+    """A `block-end` does not close its block (the mutant `push` 109): a later delta extends
+    the ended block and a second end replaces it, where the first close must win."""
+    push(self, chunk)
+    if chunk.get("type") == "block-end":
+        self._closed.discard(chunk.get("index"))
+
+
+@wrong("ROOT-MODEL", "loop/the-streams-usage-is-on-its-assistant-message")
+@patched(BlockAssembler, "push")
+def StreamUsageDropped(push, self, chunk):
+    """The stream's `usage` chunks are logged but never kept (the mutant `push` 12): no
+    `assistant/message` carries the usage its stream reported."""
+    push(self, chunk)
+    self.usage = None
+
+
+@wrong("ROOT-MODEL", "loop/a-tool-call-never-ended-runs-with-its-joined-arguments")
+@patched(BlockAssembler, "push")
+def ToolCallArgumentsReplaced(push, self, chunk):
+    """Each `tool-call-delta` replaces its block's arguments instead of extending them (the
+    mutant `push` 97): a tool call never ended keeps only its last `argumentsDelta`."""
+    push(self, chunk)
+    if chunk.get("type") == "tool-call-delta" and chunk.get("index") not in self._closed:
+        self._blocks[chunk["index"]]["arguments"] = chunk["argumentsDelta"]
+
+
+@wrong(
+    "PROMPT-RETRY-BOUNDARY",
+    "loop/a-chunk-the-log-refuses-ends-the-turn-without-an-interrupted-message",
+)
+@patched(Agent, "_attempt")
+async def RefusedChunkTakenForACancel(attempt, self, turn, step, request, signal):
+    """Any throw while a stream runs writes the interrupted `assistant/message`, not only a
+    cancel (the mutant `Agent._attempt` 26): a chunk the log refuses (-0 in its usage) leaves
+    one of the text streamed so far, though nothing was cancelled."""
+    try:
+        return await attempt(self, turn, step, request, signal)
+    except Exception:
+        if not signal.aborted:
+            _append_interrupted(self, turn, step, request)
+        raise
+
+
+def _append_interrupted(agent: Agent, turn: int, step: int, request: Json) -> None:
+    """The interrupted message of `RefusedChunkTakenForACancel`'s attempt, made of its logged
+    chunks (the log's last ones)."""
+    seqs: list[int] = []
+    for event in reversed(agent.log.events):
+        if event.type != "assistant/chunk" or event.data["chunk"].get("type") == "finish":
+            break
+        seqs.insert(0, event.seq)
+    assembler = BlockAssembler()
+    for seq in seqs:
+        assembler.push(agent.log[seq].data["chunk"])
+    content = assembler.interrupted_blocks()
+    if content:
+        message = agent._assistant_message(content, request)
+        data = {"turn": turn, "step": step, "message": message, "interrupted": True}
+        agent.append("assistant/message", data, surface_op="append", source_event_seqs=seqs)
+
+
+@wrong("ROOT-MODEL", "loop/an-adapter-failure-with-code-aborted-is-logged-as-an-aborted-finish")
+@patched(Agent, "_chunks")
+async def AbortedCodeLoggedAsError(chunks, self, request, signal):
+    """An adapter failure with code `ABORTED` is logged as an `error` finish while the turn is
+    not being cancelled (the mutant `Agent._chunks` 5), where PROTOCOL.md's REPLY follows the
+    upstream: kind `aborted`."""
+    async for chunk in chunks(self, request, signal):
+        reason = chunk.get("reason") if chunk.get("type") == "finish" else None
+        if isinstance(reason, dict) and reason.get("kind") == "aborted" and not signal.aborted:
+            chunk = {**chunk, "reason": {**reason, "kind": "error"}}
+        yield chunk
+
+
+@wrong("ROOT-MODEL", "loop/deltas-without-a-block-start-open-blocks-of-their-kind")
+@patched(BlockAssembler, "push")
+def DeltaOpensATextBlock(push, self, chunk):
+    """A delta for an index no chunk opened yet opens a text block whatever its kind (the
+    mutants of `push` 40-51 change the type a delta gives the block it opens)."""
+    opens = chunk.get("type", "").endswith("-delta") and chunk.get("index") not in self._blocks
+    push(self, chunk)
+    if opens:
+        self._blocks[chunk["index"]]["type"] = "text"
+
+
+@wrong("ROOT-MODEL", "loop/a-blocks-end-replaces-what-its-deltas-built")
+@patched(BlockAssembler, "push")
+def DeltasOverrideTheEnd(push, self, chunk):
+    """A `block-end` closes its block but keeps what the deltas built instead of the block it
+    carries (the mutants of `push` 102-104), where the end's block is authoritative."""
+    built = self._blocks.get(chunk.get("index"))
+    push(self, chunk)
+    if chunk.get("type") == "block-end" and built is not None:
+        self._blocks[chunk["index"]] = built
+
+
+@wrong(
+    "ROOT-MODEL",
+    "loop/blocks-keep-the-order-they-were-started-in",
+    "loop/a-text-block-started-and-never-ended-holds-empty-text",
+)
+@patched(BlockAssembler, "push")
+def BlockStartIgnored(push, self, chunk):
+    """A `block-start` opens nothing: a block opens at its first delta or end (the mutants of
+    `push` 24 and 25), so blocks take the order of their first deltas, not of their starts."""
+    if chunk.get("type") != "block-start":
+        push(self, chunk)
+
+
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/a-steer-sent-while-a-cancelled-turn-settles-gets-a-turn-of-its-own",
+)
+@patched(Agent, "steer")
+def SteerAfterCancelStaysNextStep(steer, self, message):
+    """A steer sent while a cancelled turn settles stays a next-step message (the mutant
+    `Agent._send` 10), so the next turn claims it together with a follow-up sent after it."""
+    if self.busy and self._controller.signal.aborted and not self.disposed:
+        self._inbox.add("next-step", message)
+        self._wake = True
+        return
+    steer(self, message)
 
 
 #: Every runtime-context case with a `project` op (issue 37 H6).

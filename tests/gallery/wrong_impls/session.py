@@ -14,7 +14,7 @@ from reference.errors import ContractError
 from reference.harness import Driver
 from reference.harness import loop as loop_harness
 from reference.harness import session as session_harness
-from reference.jsonvalue import Json
+from reference.jsonvalue import Json, NotLossless, frozen
 from reference.loop import Agent
 from reference.session import SessionLog, SurfaceReplace
 
@@ -78,6 +78,8 @@ class _UsageLoggedAsNull(WrongLoop):
     ROOT,
     "loop/usage-is-never-logged-as-null",
     "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    "loop/the-streams-usage-is-on-its-assistant-message",
+    "test_loop_invariant[loop/the-streams-usage-is-on-its-assistant-message]",
 )
 class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
     """A successful attempt's `assistant/message` carries `"usage": null`."""
@@ -87,6 +89,8 @@ class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
     ROOT,
     "loop/usage-is-never-logged-as-null",
     "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    "loop/the-streams-usage-is-on-its-assistant-message",
+    "test_loop_invariant[loop/the-streams-usage-is-on-its-assistant-message]",
 )
 class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
     """A cancelled stream's interrupted `assistant/message` carries `"usage": null`."""
@@ -319,25 +323,43 @@ class _SeedNonJsonCheckedAfterSeq(Driver):
     field: str = "data"
 
     def __init__(self) -> None:
-        check, admit = session._check_lossless, SessionLog._admit
+        check, admit_seeded, admit = (
+            session._check_lossless,
+            SessionLog._admit_seeded,
+            SessionLog._admit,
+        )
         position = ("data", "surfaceOp", "sourceEventSeqs").index(self.field)
-        admitting = [0]
+        seeding, late = [False], []  # the seeded event's field, checked once it is admitted
 
-        def admitted(log, *args, **kwargs):  # type: ignore[no-untyped-def]
-            admitting[0] += 1
+        def seeded(log, index, raw):  # type: ignore[no-untyped-def]
+            seeding[0] = True
             try:
-                return admit(log, *args, **kwargs)
+                return admit_seeded(log, index, raw)
             finally:
-                admitting[0] -= 1
+                seeding[0] = False
+                late.clear()
 
-        def late(type, data, surface_op, source_event_seqs, where):  # type: ignore[no-untyped-def]
+        def early(type, data, surface_op, source_event_seqs, where):  # type: ignore[no-untyped-def]
             values = [data, surface_op, source_event_seqs]
-            if not admitting[0]:
-                values[position] = None
-            check(type, *values, where)
+            if not seeding[0]:
+                return check(type, *values, where)
+            late.append((type, values[position], where))
+            values[position] = None
+            checked = check(type, *values, where)
+            return frozen(data) if position == 0 else checked
 
+        def admitted(log, type, data, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if late:
+                ((what, value, where),) = late
+                values = [None, None, None]
+                values[position] = value
+                checked = check(what, *values, where)
+                data = checked if position == 0 else data
+            return admit(log, type, data, *args, **kwargs)
+
+        SessionLog._admit_seeded = seeded  # type: ignore[method-assign]
         SessionLog._admit = admitted  # type: ignore[method-assign]
-        session._check_lossless = late
+        session._check_lossless = early
 
 
 @wrong(ROOT, "session/seed-negative-zero-is-checked-before-seq")
@@ -510,12 +532,14 @@ def _negative_float(value: Json) -> bool:
 
 
 @wrong(ROOT, "session/zero-and-negative-numbers-are-lossless-json")
-@patched(session, "lossless_problem")
-def NegativeNumbersAreNonJson(problem, value):
+@patched(session, "frozen_lossless")
+def NegativeNumbersAreNonJson(freeze, value):
     """The -0 test reads the sign bit alone: every negative non-integral number is
     `session-non-json` too, not only -0."""
-    found = problem(value)
-    return "$ has a negative number" if found is None and _negative_float(value) else found
+    logged = freeze(value)
+    if _negative_float(value):
+        raise NotLossless("$ has a negative number")
+    return logged
 
 
 def _as_object(value: Json) -> Json:
