@@ -78,6 +78,7 @@ REACHED: Final = {
     "RetryAfterDatesIgnored": "wire",
     "SeedTimeBoundExclusive": "session",
     "EmptySeedGetsNoEndSeed": "session",
+    "SourceSeqsMayCiteThemselves": "session",
     "AdaptersEntryOnlyRoutes": "loop",
     "ToolResultErrorFlagDropped": "loop",
     "RequestErrorScriptOverrun": "loop",

@@ -623,3 +623,14 @@ INTENDED_FAILURES: Final[dict[str, tuple[str, ...]]] = {
         "test_example[session/tool-result-replacement-tells-an-empty-object-from-an-empty-array]",
     ),
 }
+
+
+@replacing(session, "_parse_source_seqs")
+def SourceSeqsMayCiteThemselves(parse, source_event_seqs, type, seq, where):
+    """`sourceEventSeqs` are checked to be at most the event's seq, not below it: an event may
+    cite itself ("each below the event's `seq`", ROOT-MODEL)."""
+    return parse(source_event_seqs, type, seq + 1, where)
+
+
+WRONG_IMPLEMENTATIONS["SourceSeqsMayCiteThemselves"] = "ROOT-MODEL"
+INTENDED_FAILURES["SourceSeqsMayCiteThemselves"] = ("test_example[session/source-seqs-rules]",)
