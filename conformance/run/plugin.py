@@ -31,6 +31,7 @@ from ..harness.transport import Implementation, InProcess, in_process, load_impl
 from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
+from .baseline import baseline_keys
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .options import OPTIONS
 from .progress import Watch
@@ -77,11 +78,9 @@ class Baseline:
     def __init__(self, path: str) -> None:
         self.path = path
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            self.keys = set(baseline_keys(path))
         except OSError as error:
             raise pytest.UsageError(f"--expected-failures: cannot read {path}: {error}") from error
-        lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
-        self.keys = {line for line in lines if line}
         self.matched: set[str] = set()
 
     def mark(self, item: pytest.Item, key: str) -> None:

@@ -250,6 +250,10 @@ def test_an_implementation_that_cannot_start_is_a_one_line_error(
         (["--against", "no-such-harness-xyz"], "--against 'no-such-harness-xyz': no program"),
         (["--out", "FILE"], "--out FILE: FILE is not a directory"),
         (["--out", "FILE/found"], "--out FILE/found: FILE is not a directory"),
+        (["--known", "NOT-A-CONTRACT"], "--known 'NOT-A-CONTRACT': 'NOT-A-CONTRACT' is not a"),
+        (["--known", "ROOT-MODEL:"], "--known 'ROOT-MODEL:': 'ROOT-MODEL:' gives no rule"),
+        (["--expected-failures", "FILE"], "--expected-failures FILE, line 1: 'not a directory'"),
+        (["--expected-failures", "NONE"], "--expected-failures: cannot read NONE: No such file"),
     ],
 )
 def test_bad_arguments_are_a_usage_error_naming_what_is_wrong(
@@ -312,3 +316,63 @@ def test_an_http_divergence_is_written_as_an_http_case_the_suite_runs(
             check_http(wrong, case)
     finally:
         wrong.close()
+
+
+#: Two gallery entries at once, in a process of its own: DuplicateNamesReplace (a duplicate name
+#: replaces, PROMPT-REGISTRY-CONTRACT) and CodePointToolOrder (tools sorted by code points,
+#: PROMPT-TOOL-ORDER). The registry family finds the first after 6 scenarios of seed 0.
+TWO_DEPARTURES = shlex.join(
+    [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls as w; "
+        "from reference.harness import serve; "
+        "init = lambda self: w.CodePointToolOrder.__init__(self); "
+        "serve(type('Both', (w.DuplicateNamesReplace,), {'__init__': init})())",
+    ]
+)
+FIND_TWO = (
+    *("--impl", TWO_DEPARTURES, "--family", "registry", "--seed", "0", "--database", "none"),
+    *("--examples", "400", "--shrink-examples", "40", "--budget", "120"),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "known",
+    [
+        ("--expected-failures", "BASELINE"),
+        ("--known", "PROMPT-REGISTRY-CONTRACT:duplicate-registration"),
+    ],
+)
+def test_a_known_divergence_does_not_stop_the_search(
+    known: tuple[str, str], warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 35: with the first departure listed (as the implementation's baseline lists the
+    case it fails, or by contract and rule), fuzzing goes past the scenarios that show only it
+    and reports the second, whose case fails on the second entry alone and passes on the
+    first; without the list it stops at the first."""
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text(
+        "# expected failures\ntest_example[registry/duplicate-section-same-layer]\n",
+        encoding="utf-8",
+    )
+    option, value = known[0], str(baseline) if known[1] == "BASELINE" else known[1]
+    plain = fuzz_command(warm_runner, tmp_path / "plain", *FIND_TWO, "--out", "out")
+    listed = fuzz_command(
+        warm_runner, tmp_path / "listed", *FIND_TWO, option, value, "--out", "out"
+    )
+    assert (plain.status, listed.status) == (1, 1), plain.stderr + listed.stderr
+    assert "\ncontracts: PROMPT-REGISTRY-CONTRACT\n" in plain.stdout
+    assert "\ncontracts: PROMPT-TOOL-ORDER\n" in listed.stdout, listed.stdout
+    explained = re.search(
+        r"known divergences \(PROMPT-REGISTRY-CONTRACT\S*\): (\d+) scenarios", listed.stdout
+    )
+    assert explained is not None and int(explained.group(1)) > 0, listed.stdout
+    first = re.search(r"first divergence after .* and (\d+) scenarios", plain.stdout)
+    second = re.search(r"first divergence after .* and (\d+) scenarios", listed.stdout)
+    assert first is not None and second is not None
+    assert int(second.group(1)) > int(first.group(1))  # it went past the first departure
+    case = imported_case(next((listed.cwd / "out").glob("*.py")))
+    assert _problems(served("CodePointToolOrder"), case), "the second departure's case passes"
+    assert _problems(served("DuplicateNamesReplace"), case) == []
