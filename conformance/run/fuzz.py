@@ -16,8 +16,11 @@ schema again) on both implementations. The exit status is 0 when nothing diverge
 something did, 2 for bad arguments, an implementation that cannot be loaded or start, or a
 ``DIR`` that cannot be written.
 
-Known divergences (`KNOWN_HELP`) do not stop the search: a divergence they explain counts as
-passed, the run goes on to the first one they do not, and shrinking keeps it unexplained.
+Regression gating: ``--impl NEW --against OLD`` compares two versions of one implementation; a
+command spec's ``-C DIR`` and ``NAME=VALUE`` words (`conformance.harness.transport.parse_command`)
+run one harness program from two checkouts. Known divergences (`KNOWN_HELP`) do not stop the
+search: a divergence they explain counts as passed, the run goes on to the first one they do not,
+and shrinking keeps it unexplained.
 """
 
 from __future__ import annotations
@@ -74,9 +77,20 @@ def main(argv: list[str]) -> int:
         "and write it as a draft case.",
         epilog=KNOWN_HELP,
     )
-    parser.add_argument("--impl", required=True, metavar="SPEC", help="the implementation")
     parser.add_argument(
-        "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
+        "--impl",
+        required=True,
+        metavar="SPEC",
+        help="the implementation: 'reference', module:attr, or a command line, which may start "
+        "with -C DIR (run in DIR) and NAME=VALUE words (its environment)",
+    )
+    parser.add_argument(
+        "--against",
+        default="reference",
+        metavar="SPEC",
+        help="compared with (default: reference); the previous version of the same "
+        "implementation is the strongest check (regression gating): e.g. --impl 'python -m h' "
+        "--against '-C ../old python -m h'",
     )
     parser.add_argument(
         "--budget", type=_seconds, default=60.0, metavar="SECONDS", help="default: 60"

@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
 from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.harness.transport import Implementation, load_implementation
+from conformance.harness.transport import Implementation, load_implementation, parse_command
 from conformance.judge.case import Case
 from conformance.run.catalog import exported_case
 from conformance.run.execute import ConformanceFailure
@@ -376,3 +376,68 @@ def test_a_known_divergence_does_not_stop_the_search(
     case = imported_case(next((listed.cwd / "out").glob("*.py")))
     assert _problems(served("CodePointToolOrder"), case), "the second departure's case passes"
     assert _problems(served("DuplicateNamesReplace"), case) == []
+
+
+@pytest.mark.slow
+def test_two_checkouts_of_one_harness_are_fuzzed_one_against_the_other(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 35, regression gating: ``--impl NEW --against OLD`` where both are the same
+    harness command run from two checkouts, one given by ``-C DIR``, the other by
+    ``PYTHONPATH=DIR`` (`conformance.harness.transport.parse_command`). The new checkout's
+    harness keeps a leading BOM (a gallery entry): fuzzing finds it against the old one, and
+    the old one against itself (from its two specs) finds nothing."""
+    checkouts = {"old": "Driver()", "new": "wrong_impls.BomKept()"}
+    for name, driver in checkouts.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "dsh_harness.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(GALLERY)!r})\nimport wrong_impls\n"
+            f"from reference.harness import Driver, serve\nserve({driver})\n",
+            encoding="utf-8",
+        )
+    python = shlex.quote(sys.executable)
+    new = f"-C {shlex.quote(str(tmp_path / 'new'))} {python} -m dsh_harness"
+    old_path = os.pathsep.join(p for p in (str(tmp_path / "old"), str(GALLERY)) if p)
+    old = f"PYTHONPATH={shlex.quote(old_path)} {python} -m dsh_harness"
+    old_again = f"-C {shlex.quote(str(tmp_path / 'old'))} {python} -m dsh_harness"
+    budget = ("--family", "wire", "--seed", "0", "--database", "none", "--budget", "120")
+    found = fuzz_command(
+        warm_runner,
+        tmp_path / "found",
+        *("--impl", new, "--against", old, *budget),
+        *("--examples", "400", "--shrink-examples", "50", "--out", "out"),
+    )
+    assert found.status == 1, found.stdout + found.stderr
+    assert f"fuzz {new} against {old} (wire)" in found.stdout
+    assert re.search(rf"^contracts: .*\b{CONTRACT}\b", found.stdout, re.MULTILINE), found.stdout
+    same = fuzz_command(  # a fresh interpreter: nothing on its stderr
+        None,
+        tmp_path / "same",
+        *("--impl", old_again, "--against", old, *budget, "--examples", "60"),
+    )
+    assert (same.status, same.stderr) == (0, ""), same.stdout + same.stderr
+    assert "no divergence" in same.stdout
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ("-C", "-C needs a directory, got nothing"),
+        ("-C /no/such/dir python", "-C needs a directory, got '/no/such/dir'"),
+        ("TZ=UTC python", "TZ cannot be set"),
+        ("A=1 B=2", "no program in 'A=1 B=2'"),
+        ("-C . ./no-such-harness", "no program './no-such-harness'"),
+    ],
+)
+def test_a_command_spec_that_cannot_run_is_a_usage_error(spec: str, named: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(named)):
+        load_implementation(spec)
+
+
+def test_a_command_spec_carries_its_directory_and_environment(tmp_path: Path) -> None:
+    argv, cwd, env = parse_command(f"-C {tmp_path} A=1 B='x y' {sys.executable} -m h --flag")
+    assert (argv, cwd, env) == (
+        [sys.executable, "-m", "h", "--flag"],
+        str(tmp_path),
+        {"A": "1", "B": "x y"},
+    )
