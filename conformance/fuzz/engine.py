@@ -213,7 +213,7 @@ DISCARDED: Final = "discarded"
 #: counts as passed, so the search goes on past it and shrinking never turns an unexplained
 #: divergence into one of these.
 EXPLAINED: Final = "explained"
-#: Whether a divergence is a known one (`conformance.fuzz.known.Known.explains`).
+#: Whether a divergence is a known one (`conformance.fuzz.known.explainer` makes one).
 Explains = Callable[[Divergence], bool]
 Verdict = Divergence | Literal["discarded", "explained"] | None
 
