@@ -6,9 +6,10 @@ by the suite's own checks that need no expected values and by a differential com
 another implementation (the reference model by default), both comparing only what the contracts
 fix; `engine` runs scenarios within a time budget, stops at the first divergence and lets
 Hypothesis shrink it, judging each scenario by one function (`engine.judge`); `found` turns the
-shrunk scenario into a case in the suite's own format. What generation avoids, and why, is
-`generate.AVOIDED`. The ``http`` family runs inside loopback servers of the suite's own (`http`).
-Imports run one way: `found` → `engine` → `generate` → `draws` → `http`, with `oracles` below
-`engine`; outside the package, only down the layers (`deepseek`, `harness`, `judge`,
-`scenarios`), never to `conformance.run`, which imports this package.
+shrunk scenario into a case in the suite's own format; `known` is what a run looks past (known
+divergences). What generation avoids, and why, is `generate.AVOIDED`. The ``http`` family runs
+inside loopback servers of the suite's own (`http`). Imports run one way: `known` → `found` →
+`engine` → `generate` → `draws` → `http`, with `oracles` below `engine`; outside the package, only
+down the layers (`deepseek`, `harness`, `judge`, `scenarios`), never to `conformance.run`, which
+imports this package.
 """

@@ -84,6 +84,8 @@ class Run:
 
     examples: int = 0
     discarded: int = 0
+    #: Scenarios judged before the first divergence whose divergence was a known one (`judge`).
+    explained: int = 0
     seconds: float = 0.0
     first: Divergence | None = None
     #: Seconds from the start to the first divergence, and the scenarios run until then
@@ -126,13 +128,15 @@ class Corpus:
 class Resume:
     """Where a run starts when the batches before it are known to pass (`fuzz_over`): the batch,
     the scenarios judged and discarded before it, those that passed (as JSON text, the keys a run
-    remembers verdicts by), and the seconds spent on them."""
+    remembers verdicts by), the seconds spent on them, and how many of them passed as known
+    divergences."""
 
     batch: int
     examples: int
     discarded: int
     passed: frozenset[str]
     seconds: float
+    explained: int = 0
 
 
 class _Diverged(Exception):
@@ -205,6 +209,13 @@ def compare(
 #: A scenario outside what the protocol defines for ``against`` (it could not run it), or one
 #: the implementation skips: not judged (`judge`).
 DISCARDED: Final = "discarded"
+#: A scenario whose divergence the known divergences explain (`conformance.fuzz.known`): it
+#: counts as passed, so the search goes on past it and shrinking never turns an unexplained
+#: divergence into one of these.
+EXPLAINED: Final = "explained"
+#: Whether a divergence is a known one (`conformance.fuzz.known.explainer` makes one).
+Explains = Callable[[Divergence], bool]
+Verdict = Divergence | Literal["discarded", "explained"] | None
 
 
 def judge(
@@ -213,17 +224,22 @@ def judge(
     ops: list[Json],
     reference: Outcome,
     requires: tuple[str, ...],
-) -> Divergence | Literal["discarded"] | None:
+    explains: Explains | None = None,
+) -> Verdict:
     """One scenario judged, as the search (`fuzz`), the corpus replay (`fuzz_over`) and the
     one-op deletions after shrinking (`conformance.fuzz.found.reduced`) all judge it: `DISCARDED`
     if ``against``'s outcome (``reference``) is not observed or ``impl`` skips the scenario,
-    else what the two oracles find in ``impl``'s outcome (`compare`; ``None``: nothing)."""
+    `EXPLAINED` if what the two oracles find in ``impl``'s outcome is a divergence ``explains``
+    knows, else that divergence (`compare`; ``None``: nothing)."""
     if reference.kind != "observed":
         return DISCARDED
     own = run_scenario(impl, family, ops)
     if own.kind == "skipped":
         return DISCARDED
-    return compare(family, ops, reference, own, requires)
+    found = compare(family, ops, reference, own, requires)
+    if found is not None and explains is not None and explains(found):
+        return EXPLAINED
+    return found
 
 
 def requirements(family: str, capabilities: frozenset[str]) -> tuple[str, ...]:
@@ -245,6 +261,7 @@ def fuzz(
     examples: float = math.inf,
     resume: Resume | None = None,
     record: Callable[[int, Judged], None] | None = None,
+    explains: Explains | None = None,
 ) -> Run:
     """Generate scenarios for ``budget`` seconds (and at most ``examples`` of them: a budget
     that does not depend on the machine's speed) or until the first divergence, then shrink it
@@ -253,12 +270,14 @@ def fuzz(
 
     With ``resume``, the run starts at its batch, as if the batches before it had passed. Each
     scenario judged is handed to ``record`` with its batch; with no ``impl``, only ``against``
-    runs them (what `record_corpus` records), and nothing diverges."""
+    runs them (what `record_corpus` records), and nothing diverges. A divergence ``explains``
+    knows passes (counted in `Run.explained`): the run stops at the first it does not know."""
     run = Run(families=families)
     verdicts: dict[str, Divergence | None] = {}
     batch, start = 0, time.monotonic()
     if resume is not None:
         batch, run.examples, run.discarded = resume.batch, resume.examples, resume.discarded
+        run.explained = resume.explained
         verdicts = dict.fromkeys(resume.passed)
         start -= resume.seconds
     capabilities = declared(impl or against, against)
@@ -289,12 +308,14 @@ def fuzz(
             observed = reference.kind == "observed"
             if record is not None:
                 record(batch, Judged(key, ops, reference if observed else None))
-            judged: Divergence | Literal["discarded"] | None = None if observed else DISCARDED
+            judged: Verdict = None if observed else DISCARDED
             if impl is not None:
-                judged = judge(impl, family, ops, reference, requirements(family, capabilities))
+                requires = requirements(family, capabilities)
+                judged = judge(impl, family, ops, reference, requires, explains)
             if judged == DISCARDED:
                 run.discarded += 1
                 reject()
+            run.explained += judged == EXPLAINED and run.first_seconds is None
             verdict = judged if isinstance(judged, Divergence) else None
             verdicts[key] = verdict
         if verdict is not None:
@@ -366,6 +387,7 @@ def fuzz_over(
     *,
     shrink_examples: float,
     shrink_draws: float = math.inf,
+    explains: Explains | None = None,
 ) -> Run:
     """What `fuzz` with the corpus's family, seed and count, no database and no time budget returns,
     without drawing what the corpus holds: ``impl`` runs the corpus's scenarios, compared with
@@ -383,27 +405,32 @@ def fuzz_over(
         shrink_examples=shrink_examples,
         shrink_draws=shrink_draws,
         examples=corpus.examples,
+        explains=explains,
     )
     capabilities = declared(impl, against)
     if capabilities != corpus.capabilities:
         return again()  # other scenarios than the corpus's are drawn
     requires = requirements(corpus.family, capabilities)
-    judged = discarded = 0
+    judged = discarded = explained = 0
     passed: set[str] = set()
     for batch, scenarios_judged in enumerate(corpus.batches):
         seconds = time.monotonic() - start
-        resume = Resume(batch, judged, discarded, frozenset(passed), seconds)
+        resume = Resume(batch, judged, discarded, frozenset(passed), seconds, explained)
         for scenario in scenarios_judged:
             judged += 1
             if scenario.reference is None:
                 discarded += 1
                 continue
-            if judge(impl, corpus.family, scenario.ops, scenario.reference, requires) is not None:
+            ops, reference = scenario.ops, scenario.reference
+            verdict = judge(impl, corpus.family, ops, reference, requires, explains)
+            if verdict not in (None, EXPLAINED):
                 return again(resume=resume)  # it diverges, or ``impl`` skips it
+            explained += verdict == EXPLAINED
             passed.add(scenario.key)
     return Run(
         examples=judged,
         discarded=discarded,
+        explained=explained,
         seconds=time.monotonic() - start,
         families=(corpus.family,),
     )

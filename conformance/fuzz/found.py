@@ -30,7 +30,7 @@ from ..judge.case import CONTRACT_IDS, Case, mismatches
 from ..judge.jsontext import dumps
 from ..judge.logview import LoopView, matches
 from . import http
-from .engine import Divergence, judge, run_scenario
+from .engine import Divergence, Explains, judge, run_scenario
 from .generate import REQUIRES
 from .oracles import self_check
 
@@ -247,7 +247,12 @@ def _event_contracts(event: Json) -> list[str]:
 REDUCED: Final = ("registry", "loop")
 
 
-def reduced(divergence: Divergence, impl: Implementation, against: Implementation) -> Divergence:
+def reduced(
+    divergence: Divergence,
+    impl: Implementation,
+    against: Implementation,
+    explains: Explains | None = None,
+) -> Divergence:
     """A scenario Hypothesis has shrunk, without each op, from the last, that it still diverges
     without, filed under the same contracts: a pass of one-op deletions (C-Reduce's, after
     Hypothesis's shrinking). Hypothesis shrinks draws, and some ops are no draw of their own
@@ -256,7 +261,8 @@ def reduced(divergence: Divergence, impl: Implementation, against: Implementatio
     registry scenario, which it cannot drop at all. A scenario ``against`` cannot run is outside
     the protocol and kept out, as `conformance.fuzz.engine.fuzz` discards it; each candidate is
     judged once, so the pass costs at most one judged scenario per op and gives the same case on
-    any machine."""
+    any machine. A deletion that leaves a divergence ``explains`` knows is not kept: the case
+    stays one of a divergence nobody listed."""
     family = divergence.family
     if family not in REDUCED:
         return divergence
@@ -264,7 +270,7 @@ def reduced(divergence: Divergence, impl: Implementation, against: Implementatio
     for index in reversed(range(len(divergence.ops))):
         ops = divergence.ops[:index] + divergence.ops[index + 1 :]
         reference = run_scenario(against, family, ops)
-        candidate = judge(impl, family, ops, reference, divergence.requires)
+        candidate = judge(impl, family, ops, reference, divergence.requires, explains)
         if isinstance(candidate, Divergence) and contracts_of(candidate) == contracts:
             divergence = candidate
     return divergence

@@ -71,7 +71,9 @@ class Child:
     first is seen at once (`leftovers`).
     """
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(
+        self, argv: list[str], cwd: str | None = None, env: dict[str, str] | None = None
+    ) -> None:
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -79,7 +81,8 @@ class Child:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=_POSIX,
-                env=harness_environment(),
+                cwd=cwd,
+                env=harness_environment(env),
             )
         except OSError as error:
             raise ProtocolError(f"cannot start {shlex.join(argv)}: {error}") from error

@@ -290,9 +290,15 @@ class Subprocess(Implementation):
         label: str,
         timeout: float = DEFAULT_TIMEOUT,
         start_timeout: float | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         super().__init__(label, timeout, start_timeout)
         self.argv = argv
+        #: The directory it runs in and the variables set over the suite's environment (a
+        #: command spec's ``-C DIR`` and ``NAME=VALUE`` words, `parse_command`).
+        self.cwd = cwd
+        self.env = env or {}
         self._child: Child | None = None
         self._last_case: tuple[Any, str] | None = None
         #: Whether a request was sent whose answer has not been read: an interrupted run
@@ -310,7 +316,7 @@ class Subprocess(Implementation):
             assert self._handshake is not None
             return self._handshake
         self._kill()
-        self._child = Child(self.argv)
+        self._child = Child(self.argv, self.cwd, self.env)
         self._awaiting = False
         try:
             answer = self._request(start_message(), "start", self.start_timeout)
@@ -480,7 +486,9 @@ def load_implementation(
     run would share this process's modules, and one that patches a module would change the other.
 
     A command's program is looked up on PATH, then beside the running Python (a virtual
-    environment's scripts), so ``dsh-reference-harness`` works from an unactivated venv.
+    environment's scripts), so ``dsh-reference-harness`` works from an unactivated venv. A
+    command may start with ``-C DIR`` and ``NAME=VALUE`` words (`parse_command`): two versions of
+    one program, each from its own checkout, are then two specs.
     """
     label = spec
     if in_process(spec):
@@ -498,11 +506,40 @@ def load_implementation(
         with harness_zone():  # built in the zone it will answer in, as a harness process is
             driver = driver_of(spec)
         return InProcess(driver, label, timeout, start_timeout)
-    argv = shlex.split(spec)
-    if not argv:
-        raise ValueError("--impl needs a value")
-    argv[0] = _which(argv[0])
-    return Subprocess(argv, label, timeout, start_timeout)
+    argv, cwd, env = parse_command(spec)
+    return Subprocess(argv, label, timeout, start_timeout, cwd, env)
+
+
+#: A command spec's leading environment word, as a POSIX shell reads one: ``NAME=VALUE``.
+_ASSIGNMENT: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def parse_command(spec: str) -> tuple[list[str], str | None, dict[str, str]]:
+    """A command spec, ``[-C DIR] [NAME=VALUE]... PROGRAM [ARG]...`` (shell words), as its argv,
+    the directory it runs in and the variables set over the suite's environment: ``-C DIR`` as
+    ``env -C``, ``git -C`` and ``make -C`` mean it (a relative PROGRAM path is DIR's), the
+    assignments as a shell's before a command (``TZ`` excepted: PROTOCOL.md gives every harness
+    the suite's). So ``-C ../old python -m harness`` and ``PYTHONPATH=../old/src python -m
+    harness`` run one program from two checkouts. Raises `ValueError` naming what is wrong."""
+    words = shlex.split(spec)
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    while words:
+        if words[0] == "-C":
+            if len(words) < 2 or not os.path.isdir(words[1]):
+                where = repr(words[1]) if len(words) > 1 else "nothing"
+                raise ValueError(f"-C needs a directory, got {where}")
+            cwd, words = words[1], words[2:]
+        elif _ASSIGNMENT.match(words[0]):
+            name, _, value = words[0].partition("=")
+            if name == "TZ":
+                raise ValueError("TZ cannot be set: every harness runs with the suite's")
+            env[name], words = value, words[1:]
+        else:
+            break
+    if not words:
+        raise ValueError(f"no program in {spec!r}" if spec.strip() else "--impl needs a value")
+    return [_which(words[0], cwd, env.get("PATH")), *words[1:]], cwd, env
 
 
 #: Short names of in-process drivers.
@@ -564,15 +601,17 @@ def _driver_target(spec: str) -> Any:
     return target
 
 
-def _which(program: str) -> str:
-    """The program to start; raises `ValueError` when there is none, so that a misspelt
-    harness is a usage error before the run, not a failure blamed on one contract."""
+def _which(program: str, cwd: str | None = None, path: str | None = None) -> str:
+    """The program to start (a path relative to ``cwd``, or looked up on ``path``, the
+    command's own PATH, else the suite's); raises `ValueError` when there is none, so that a
+    misspelt harness is a usage error before the run, not a failure blamed on one contract."""
     if os.sep in program:
-        if not os.path.isfile(program):
+        if not os.path.isfile(os.path.join(cwd or "", program)):
             raise ValueError(f"no program {program!r}: there is no such file")
         return program
     beside_python = os.path.join(os.path.dirname(sys.executable), program)
-    found = shutil.which(program) or (beside_python if os.path.exists(beside_python) else None)
+    on_path = shutil.which(program, path=path)
+    found = on_path or (beside_python if os.path.exists(beside_python) else None)
     if found is None:
         raise ValueError(
             f"no program {program!r} on PATH (nor beside {sys.executable}); give the command "

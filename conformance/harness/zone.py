@@ -33,9 +33,10 @@ HARNESS_OFFSET: Final = 19800
 _POSIX_RULE: Final = "IST-5:30"
 
 
-def harness_environment() -> dict[str, str]:
-    """The environment a harness process is started with: the suite's own, ``TZ`` set."""
-    return {**os.environ, "TZ": HARNESS_TZ}
+def harness_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a harness process is started with: the suite's own with ``extra`` (a
+    command spec's ``NAME=VALUE`` words) over it, ``TZ`` set."""
+    return {**os.environ, **(extra or {}), "TZ": HARNESS_TZ}
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
     dsh-conformance fuzz --impl SPEC [--against reference] [--budget SECONDS] [--seed N]
                          [--database PATH | none] [--out DIR] [--family NAME]...
                          [--shrink-examples N] [--shrink-budget SECONDS]
+                         [--expected-failures PATH] [--known CONTRACT[:RULE]]...
 
 Runs scenarios of `conformance.fuzz.generate` through any transport, judged by the two oracles of
 `conformance.fuzz.oracles`; at the first divergence Hypothesis shrinks it, and the smallest
@@ -14,6 +15,12 @@ replayed as written with the suite's own comparison (answers checked against the
 schema again) on both implementations. The exit status is 0 when nothing diverged, 1 when
 something did, 2 for bad arguments, an implementation that cannot be loaded or start, or a
 ``DIR`` that cannot be written.
+
+Regression gating: ``--impl NEW --against OLD`` compares two versions of one implementation; a
+command spec's ``-C DIR`` and ``NAME=VALUE`` words (`conformance.harness.transport.parse_command`)
+run one harness program from two checkouts. Known divergences (`KNOWN_HELP`) do not stop the
+search: a divergence they explain counts as passed, the run goes on to the first one they do not,
+and shrinking keeps it unexplained.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from hypothesis.configuration import set_hypothesis_home_dir
 
@@ -38,12 +46,28 @@ from ..fuzz.found import (
     replayed,
 )
 from ..fuzz.generate import FAMILIES
+from ..fuzz.known import Known, explainer, parse_known
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
 from ..harness.transport import Implementation, in_process, load_implementation
 from ..judge.case import Case
 from ..judge.jsontext import dumps
-from .catalog import exported_case, file_name
+from ..requirements import EXAMPLE_TEST
+from ..requirements.requirement import split_test_key
+from .baseline import BaselineFile
+from .catalog import cases, exported_case, file_name, other_tests, properties
 from .options import seconds, see
+
+#: How a divergence is matched with the known ones (the command's ``--help`` says it).
+KNOWN_HELP: Final = (
+    "Known divergences: --known CONTRACT or CONTRACT:RULE, and each test an --expected-failures "
+    "file lists (the format of the main run's option), which stands for the contract IDs that "
+    "test checks (an example case's own). A divergence is explained, and the search goes on, "
+    "when every contract ID its case would be filed under has an entry of that ID whose RULE, "
+    "if given, is text of one of its problem lines (an error kind such as "
+    "session-legacy-header, a field such as reasoningEffort, an op such as session-seed); one "
+    "that also breaks an unlisted contract is reported. Shrinking and the one-op deletions "
+    "after it keep the divergence unexplained."
+)
 
 
 def main(argv: list[str]) -> int:
@@ -52,11 +76,22 @@ def main(argv: list[str]) -> int:
         description="Run generated scenarios on an implementation, judged by the suite's own "
         "checks and against another implementation; stop at the first divergence, shrink it, "
         "and write it as a draft case.",
-        epilog=f"Documentation: {see('Generated scenarios', 'guide/fuzz.md')}.",
+        epilog=f"{KNOWN_HELP} Documentation: {see('Generated scenarios', 'guide/fuzz.md')}.",
     )
-    parser.add_argument("--impl", required=True, metavar="SPEC", help="the implementation")
     parser.add_argument(
-        "--against", default="reference", metavar="SPEC", help="compared with (default: reference)"
+        "--impl",
+        required=True,
+        metavar="SPEC",
+        help="the implementation: 'reference', module:attr, or a command line, which may start "
+        "with -C DIR (run in DIR) and NAME=VALUE words (its environment)",
+    )
+    parser.add_argument(
+        "--against",
+        default="reference",
+        metavar="SPEC",
+        help="compared with (default: reference); the previous version of the same "
+        "implementation is the strongest check (regression gating): e.g. --impl 'python -m h' "
+        "--against '-C ../old python -m h'",
     )
     parser.add_argument(
         "--budget", type=seconds, default=60.0, metavar="SECONDS", help="default: 60"
@@ -101,6 +136,19 @@ def main(argv: list[str]) -> int:
         help="seconds spent shrinking, at most (default: 60)",
     )
     parser.add_argument("--case-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S")
+    parser.add_argument(
+        "--expected-failures",
+        metavar="PATH",
+        help="the implementation's baseline of tests expected to fail (the main run's format): "
+        "divergences of the contracts those tests check do not stop the search (see below)",
+    )
+    parser.add_argument(
+        "--known",
+        action="append",
+        default=[],
+        metavar="CONTRACT[:RULE]",
+        help="a known divergence, repeatable: it does not stop the search (see below)",
+    )
     args = parser.parse_args(argv)
     database = Path(args.database) if args.database not in (None, "none") else None
     if database is not None and database.exists() and not database.is_dir():
@@ -109,6 +157,12 @@ def main(argv: list[str]) -> int:
             f"--database {args.database}: not a directory (found examples are kept in a "
             "directory, one file each)"
         )
+    try:
+        known = [parse_known(text, f"--known {text!r}") for text in args.known]
+        if args.expected_failures:
+            known += baseline_known(args.expected_failures)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     existing = next(path for path in (args.out, *args.out.parents) if path.exists())
     if not existing.is_dir():
         parser.error(f"--out {args.out}: {existing} is not a directory")
@@ -123,7 +177,7 @@ def main(argv: list[str]) -> int:
         impl.close()
         raise
     try:
-        return _fuzz(args, impl, against)
+        return _fuzz(args, impl, against, known)
     finally:
         impl.close()
         against.close()
@@ -140,7 +194,32 @@ def _loaded(
         parser.error(f"{option} {spec!r}: {error}")
 
 
-def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementation) -> int:
+def baseline_known(path: str) -> list[Known]:
+    """The known divergences an expected-failures file stands for: for each test it lists, the
+    contract IDs that test checks (an example case's own contracts; another test's marks). A
+    key that names no test of the suite is a `ValueError` naming its line; an unreadable file,
+    the `OSError`."""
+    try:
+        keys = BaselineFile.read(path).lines
+    except OSError as error:
+        raise OSError(
+            f"--expected-failures: cannot read {path}: {error.strerror or error}"
+        ) from None
+    by_case = {case.id: case.contracts for case in cases()}
+    by_test = {test["test"]: tuple(test["contracts"]) for test in (*properties(), *other_tests())}
+    known = []
+    for key, line in keys.items():
+        name, param = split_test_key(key)
+        contracts = by_case.get(param or "") if name == EXAMPLE_TEST else by_test.get(name)
+        if contracts is None:
+            raise ValueError(f"--expected-failures {path}, line {line}: {key!r} names no test")
+        known += [parse_known(contract, f"{path}, line {line} ({key})") for contract in contracts]
+    return known
+
+
+def _fuzz(
+    args: argparse.Namespace, impl: Implementation, against: Implementation, known: list[Known]
+) -> int:
     declared = []
     for side in (impl, against):
         try:
@@ -162,6 +241,7 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         set_hypothesis_home_dir(default_database().parent / "hypothesis")
     for side in (impl, against):
         side.check_schema = False
+    explains = explainer(known) if known else None
     run = fuzz(
         impl,
         against,
@@ -172,12 +252,13 @@ def _fuzz(args: argparse.Namespace, impl: Implementation, against: Implementatio
         shrink_budget=args.shrink_budget,
         shrink_examples=args.shrink_examples,
         examples=math.inf if args.examples is None else args.examples,
+        explains=explains,
     )
     if run.shrunk is not None:
-        run.shrunk = reduced(run.shrunk, impl, against)
+        run.shrunk = reduced(run.shrunk, impl, against, explains)
     for side in (impl, against):
         side.check_schema = True
-    _summary(run, impl.label, against.label)
+    _summary(run, impl.label, against.label, known)
     if run.shrunk is None:
         return 0
     case = as_case(run.shrunk, impl=impl.label, against=against.label, seed=args.seed)
@@ -234,7 +315,7 @@ def _replay(impl: Implementation, case: Case, family: str) -> list[str]:
     return found if outcome.kind == "observed" else [f"{outcome.kind}: {outcome.reason}"]
 
 
-def _summary(run: Run, impl: str, against: str) -> None:
+def _summary(run: Run, impl: str, against: str, known: list[Known]) -> None:
     judged = run.examples - run.discarded
     rate = judged / run.seconds if run.seconds else 0.0
     sys.stdout.write(
@@ -242,6 +323,12 @@ def _summary(run: Run, impl: str, against: str) -> None:
         f"({run.discarded} discarded: {against} could not run them) in {run.seconds:.1f} s, "
         f"{rate:.1f}/s\n"
     )
+    if known:
+        listed = sorted({k.contract if k.rule is None else f"{k.contract}:{k.rule}" for k in known})
+        sys.stdout.write(
+            f"known divergences ({', '.join(listed)}): {run.explained} scenarios before the "
+            "first unknown divergence diverged only in known ways\n"
+        )
     if run.first is None or run.shrunk is None:
         sys.stdout.write("no divergence\n")
         return

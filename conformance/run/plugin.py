@@ -31,11 +31,12 @@ from ..harness.transport import Implementation, InProcess, in_process, load_impl
 from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
+from .baseline import BaselineFile
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .interrupt import Latch
 from .options import OPTIONS
 from .progress import Watch
-from .report import DECIDED, BaselineFile, ImplementationInfo, Outcome, Report, Result, verdict
+from .report import DECIDED, ImplementationInfo, Outcome, Report, Result, verdict
 
 _STATE = pytest.StashKey["_State"]()
 _WATCH = pytest.StashKey[Watch]()
@@ -81,10 +82,9 @@ class Baseline:
     def __init__(self, path: str) -> None:
         self.path = path
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            self.file = BaselineFile.read(path)
         except OSError as error:
             raise pytest.UsageError(f"--expected-failures: cannot read {path}: {error}") from error
-        self.file = BaselineFile.parse(path, text)
         self.keys = set(self.file.reasons)
         self.matched: set[str] = set()
 

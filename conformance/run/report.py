@@ -28,6 +28,7 @@ from typing import Any, Final, Literal, get_args
 from ..judge.case import CONTRACT_IDS
 from ..judge.jsontext import dumps
 from ..requirements import Requirement, catalog, requirements_of
+from .baseline import BaselineFile
 
 Outcome = Literal[
     "passed",
@@ -106,25 +107,6 @@ class ImplementationInfo:
     description: str
     #: The handshake's fields (name, version, language, capabilities), or ``None`` without one.
     handshake: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class BaselineFile:
-    """An expected-failures file (``--expected-failures``): each test key it lists, with the reason
-    its line gives after ``#`` (``""`` when none); the path as the user gave it."""
-
-    path: str
-    reasons: dict[str, str]
-
-    @classmethod
-    def parse(cls, path: str, text: str) -> BaselineFile:
-        """``KEY`` or ``KEY  # reason`` per line; a line that starts with ``#`` is a comment."""
-        reasons: dict[str, str] = {}
-        for line in text.splitlines():
-            key, _, reason = line.partition("#")
-            if key.strip():
-                reasons[key.strip()] = reason.strip()
-        return cls(path, reasons)
 
 
 class Report:

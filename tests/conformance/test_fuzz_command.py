@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
 from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.harness.transport import Implementation, load_implementation
+from conformance.harness.transport import Implementation, load_implementation, parse_command
 from conformance.judge.case import Case
 from conformance.run.catalog import exported_case
 from conformance.run.execute import ConformanceFailure
@@ -250,6 +250,10 @@ def test_an_implementation_that_cannot_start_is_a_one_line_error(
         (["--against", "no-such-harness-xyz"], "--against 'no-such-harness-xyz': no program"),
         (["--out", "FILE"], "--out FILE: FILE is not a directory"),
         (["--out", "FILE/found"], "--out FILE/found: FILE is not a directory"),
+        (["--known", "NOT-A-CONTRACT"], "--known 'NOT-A-CONTRACT': 'NOT-A-CONTRACT' is not a"),
+        (["--known", "ROOT-MODEL:"], "--known 'ROOT-MODEL:': 'ROOT-MODEL:' gives no rule"),
+        (["--expected-failures", "FILE"], "--expected-failures FILE, line 1: 'not a directory'"),
+        (["--expected-failures", "NONE"], "--expected-failures: cannot read NONE: No such file"),
     ],
 )
 def test_bad_arguments_are_a_usage_error_naming_what_is_wrong(
@@ -312,3 +316,128 @@ def test_an_http_divergence_is_written_as_an_http_case_the_suite_runs(
             check_http(wrong, case)
     finally:
         wrong.close()
+
+
+#: Two gallery entries at once, in a process of its own: DuplicateNamesReplace (a duplicate name
+#: replaces, PROMPT-REGISTRY-CONTRACT) and CodePointToolOrder (tools sorted by code points,
+#: PROMPT-TOOL-ORDER). The registry family finds the first after 6 scenarios of seed 0.
+TWO_DEPARTURES = shlex.join(
+    [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls as w; "
+        "from reference.harness import serve; "
+        "init = lambda self: w.CodePointToolOrder.__init__(self); "
+        "serve(type('Both', (w.DuplicateNamesReplace,), {'__init__': init})())",
+    ]
+)
+FIND_TWO = (
+    *("--impl", TWO_DEPARTURES, "--family", "registry", "--seed", "0", "--database", "none"),
+    *("--examples", "400", "--shrink-examples", "40", "--budget", "120"),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "known",
+    [
+        ("--expected-failures", "BASELINE"),
+        ("--known", "PROMPT-REGISTRY-CONTRACT:duplicate-registration"),
+    ],
+)
+def test_a_known_divergence_does_not_stop_the_search(
+    known: tuple[str, str], warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 35: with the first departure listed (as the implementation's baseline lists the
+    case it fails, or by contract and rule), fuzzing goes past the scenarios that show only it
+    and reports the second, whose case fails on the second entry alone and passes on the
+    first; without the list it stops at the first."""
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text(
+        "# expected failures\ntest_example[registry/duplicate-section-same-layer]\n",
+        encoding="utf-8",
+    )
+    option, value = known[0], str(baseline) if known[1] == "BASELINE" else known[1]
+    plain = fuzz_command(warm_runner, tmp_path / "plain", *FIND_TWO, "--out", "out")
+    listed = fuzz_command(
+        warm_runner, tmp_path / "listed", *FIND_TWO, option, value, "--out", "out"
+    )
+    assert (plain.status, listed.status) == (1, 1), plain.stderr + listed.stderr
+    assert "\ncontracts: PROMPT-REGISTRY-CONTRACT\n" in plain.stdout
+    assert "\ncontracts: PROMPT-TOOL-ORDER\n" in listed.stdout, listed.stdout
+    explained = re.search(
+        r"known divergences \(PROMPT-REGISTRY-CONTRACT\S*\): (\d+) scenarios", listed.stdout
+    )
+    assert explained is not None and int(explained.group(1)) > 0, listed.stdout
+    first = re.search(r"first divergence after .* and (\d+) scenarios", plain.stdout)
+    second = re.search(r"first divergence after .* and (\d+) scenarios", listed.stdout)
+    assert first is not None and second is not None
+    assert int(second.group(1)) > int(first.group(1))  # it went past the first departure
+    case = imported_case(next((listed.cwd / "out").glob("*.py")))
+    assert _problems(served("CodePointToolOrder"), case), "the second departure's case passes"
+    assert _problems(served("DuplicateNamesReplace"), case) == []
+
+
+@pytest.mark.slow
+def test_two_checkouts_of_one_harness_are_fuzzed_one_against_the_other(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 35, regression gating: ``--impl NEW --against OLD`` where both are the same
+    harness command run from two checkouts, one given by ``-C DIR``, the other by
+    ``PYTHONPATH=DIR`` (`conformance.harness.transport.parse_command`). The new checkout's
+    harness keeps a leading BOM (a gallery entry): fuzzing finds it against the old one, and
+    the old one against itself (from its two specs) finds nothing."""
+    checkouts = {"old": "Driver()", "new": "wrong_impls.BomKept()"}
+    for name, driver in checkouts.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "dsh_harness.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(GALLERY)!r})\nimport wrong_impls\n"
+            f"from reference.harness import Driver, serve\nserve({driver})\n",
+            encoding="utf-8",
+        )
+    python = shlex.quote(sys.executable)
+    new = f"-C {shlex.quote(str(tmp_path / 'new'))} {python} -m dsh_harness"
+    old_path = os.pathsep.join(p for p in (str(tmp_path / "old"), str(GALLERY)) if p)
+    old = f"PYTHONPATH={shlex.quote(old_path)} {python} -m dsh_harness"
+    old_again = f"-C {shlex.quote(str(tmp_path / 'old'))} {python} -m dsh_harness"
+    budget = ("--family", "wire", "--seed", "0", "--database", "none", "--budget", "120")
+    found = fuzz_command(
+        warm_runner,
+        tmp_path / "found",
+        *("--impl", new, "--against", old, *budget),
+        *("--examples", "400", "--shrink-examples", "50", "--out", "out"),
+    )
+    assert found.status == 1, found.stdout + found.stderr
+    assert f"fuzz {new} against {old} (wire)" in found.stdout
+    assert re.search(rf"^contracts: .*\b{CONTRACT}\b", found.stdout, re.MULTILINE), found.stdout
+    same = fuzz_command(  # a fresh interpreter: nothing on its stderr
+        None,
+        tmp_path / "same",
+        *("--impl", old_again, "--against", old, *budget, "--examples", "60"),
+    )
+    assert (same.status, same.stderr) == (0, ""), same.stdout + same.stderr
+    assert "no divergence" in same.stdout
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ("-C", "-C needs a directory, got nothing"),
+        ("-C /no/such/dir python", "-C needs a directory, got '/no/such/dir'"),
+        ("TZ=UTC python", "TZ cannot be set"),
+        ("A=1 B=2", "no program in 'A=1 B=2'"),
+        ("-C . ./no-such-harness", "no program './no-such-harness'"),
+    ],
+)
+def test_a_command_spec_that_cannot_run_is_a_usage_error(spec: str, named: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(named)):
+        load_implementation(spec)
+
+
+def test_a_command_spec_carries_its_directory_and_environment(tmp_path: Path) -> None:
+    argv, cwd, env = parse_command(f"-C {tmp_path} A=1 B='x y' {sys.executable} -m h --flag")
+    assert (argv, cwd, env) == (
+        [sys.executable, "-m", "h", "--flag"],
+        str(tmp_path),
+        {"A": "1", "B": "x y"},
+    )

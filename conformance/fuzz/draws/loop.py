@@ -1,33 +1,35 @@
 """The ``loop`` family's draws: agents over the shared registry, and what they are sent.
 
 Up to two agents over the shared registry, with scripted replies (answers, tool calls, failures,
-streams cut off or waiting for the abort), tool results, pre-step and request-error decisions
-(some waiting on gates), follow-ups, steers, cancels and disposals at every point the protocol
-can hold a turn (a gated listener, a waiting stream, a waiting decision), edits of the agent's
-layer between turns (runtime context, sections, tools: the registry steps of
-`conformance.fuzz.draws.registry`), compaction, and a second agent seeded with the first one's
-log (a new loop instance over it); with ``loop-1.2``, the ``agent/request`` waterfall (route and
-field changes, waits, throws), pre-step decisions and request-error actions that wait or throw,
-tools that wait or throw, listeners that fail, the ``adapters`` map (defaults, context windows,
-resolutions that wait, fail or throw, a provider with no adapter), refused agents
-(``maxTokens``), ``inject`` and ``request-state``; with ``loop-1.3``, the ``agent/turn-stopping``
-hook (passing, or waiting while a cancel or a message arrives), adapters' effort sets
-(``efforts``) and adapters registered after the agent exists (``register-adapter``, for a
-provider its map does not have yet). About a third of the agents hold their first request
-somewhere (`LoopBuilder.hold`: a stream, a decision, a tool, a hook, a resolution); held rounds
-send cancels, messages or a disposal while a turn waits at a listener the round registers in the
-agent's scope, then the next turn's follow-up (queued meanwhile, or sent after); with loop-1.2,
-route-less agents and ``hook-calls``; one scenario in ten runs beyond its scripts.
+streams cut off or waiting for the abort), tool results, pre-step and request-error decisions (some
+waiting on gates), follow-ups, steers, cancels and disposals at every point the protocol can hold a
+turn (a gated listener, a waiting stream, a waiting decision), edits of the agent's layer between
+turns (runtime context, sections, tools: the registry steps of `conformance.fuzz.draws.registry`),
+compaction, and a second agent seeded with the first one's log (a new loop instance over it); with
+``loop-1.2``, the ``agent/request`` waterfall (route and field changes, waits, throws), pre-step
+decisions and request-error actions that wait or throw, tools that wait or throw, listeners that
+fail, the ``adapters`` map (defaults, context windows, resolutions that wait, fail or throw, a
+provider with no adapter), refused agents (``maxTokens``), ``inject`` and ``request-state``; with
+``loop-1.3``, the ``agent/turn-stopping`` hook (passing, or waiting while a cancel or a message
+arrives), adapters' effort sets (``efforts``) and adapters registered after the agent exists
+(``register-adapter``, for a provider its map does not have yet). A new instance over the first
+agent's log keeps its configuration, leaves its effort out, gives another one, or takes another
+route with no effort (`LoopBuilder.restarted`: what a route change carries over). About a third of
+the agents hold their first request somewhere (`LoopBuilder.hold`: a stream, a decision, a tool, a
+hook, a resolution); held rounds send cancels, messages or a disposal while a turn waits at a
+listener the round registers in the agent's scope, then the next turn's follow-up (queued meanwhile,
+or sent after); with loop-1.2, route-less agents and ``hook-calls``; one scenario in ten runs beyond
+its scripts.
 
 A held round's disposal may be followed by ``counts`` (what it released while the turn waits); a
-listener in an agent's scope that does not wait is seen at once by an ``assemble`` op there,
-outside a turn; every gate something still waits for opens at the end, before the agents are
-observed; and with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About half
-of the loop scenarios are a swarm's (`LoopBuilder.swarm`, Groce et al. 2012): each draws its
-steps, replies, pre-step decisions, holds, what its held rounds send, its call configurations,
-adapters and new instances' restarts from a part of each table, and switches each agent option
-(`AGENT_OPTIONS`: pre-step decisions, request hooks, ``adapters``, turn-stopping hooks, holds)
-and failing listeners on (for most agents) or off.
+listener in an agent's scope that does not wait is seen at once by an ``assemble`` op there, outside
+a turn; every gate something still waits for opens at the end, before the agents are observed; and
+with loop-1.2 one scenario in three ends with one agent's ``hook-calls``. About half of the loop
+scenarios are a swarm's (`LoopBuilder.swarm`, Groce et al. 2012): each draws its steps, replies,
+pre-step decisions, holds, what its held rounds send, its call configurations, adapters and new
+instances' restarts from a part of each table, and switches each agent option (`AGENT_OPTIONS`: pre-
+step decisions, request hooks, ``adapters``, turn-stopping hooks, holds) and failing listeners on
+(for most agents) or off.
 """
 
 from __future__ import annotations
@@ -100,8 +102,8 @@ AGENT_OPTIONS: Final = {
     "hold": 35,
 }
 #: How a new loop instance's configuration differs from the one whose log it takes over
-#: (`LoopBuilder.restarted`).
-RESTARTS: Final = ("same", "no-effort", "effort")
+#: (`LoopBuilder.restarted`): not at all, its effort left out or another one, or another route.
+RESTARTS: Final = ("same", "no-effort", "effort", "route")
 #: A pre-step DECISION's names (`LoopBuilder.decision`), by weight.
 DECISIONS: Final = ((2, "default"), (1, "reject"), (1, "empty"))
 #: Where a held agent's first request waits (`LoopBuilder.hold`); the last four need loop-1.2.
@@ -230,13 +232,17 @@ class LoopBuilder(RegistryBuilder):
         return self.agent_options[name]
 
     def restarted(self, config: Json) -> Json:
-        """A new instance's configuration over another agent's log: the same one, or the same
-        route with its effort left out or another one (LOOP-REQUEST-BUILD: the effort restored
-        for the same route unless the agent gives its own, the `resume` header)."""
+        """A new instance's configuration over another agent's log: the same one, the same route
+        with its effort left out or another one, or another route (the other model) with no
+        effort of its own (LOOP-REQUEST-BUILD: the folded header's effort is restored "only when
+        that header's provider and model equal the route", `temperature` and `stop` never; a
+        `request/context` when the route differs; the `resume` header)."""
         config = dict(config)
         change = self.pick(self.restarts)
-        if change == "no-effort":
+        if change in ("no-effort", "route"):
             config.pop("reasoningEffort", None)
+        if change == "route":
+            config["model"] = "m1" if config.get("model") == "m2" else "m2"
         elif change == "effort":
             config["reasoningEffort"] = self.pick(["low", "max"])
         return config

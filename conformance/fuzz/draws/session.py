@@ -1,13 +1,14 @@
 """The ``session`` family's draws.
 
-Appends (valid ones, and ones that break exactly one append rule; events outside the core
-vocabulary holding zeros and negative numbers), surface replaces (tool results replaced by their
-content alone, or with one more field changed), runtime-context snapshots, the projection (the
-same context again, an emptied one), header canonical form and equality (the same tool schemas
-with integers written `1.0`); with ``session-1.2``, seeds of every core event kind (well-formed
-ones, and ones with one malformed event, each defect ROOT-MODEL lists drawn as often as any other,
--0 in each field `session-non-json` reads included, or one whose malformed event also breaks a
-rule checked after it) and options given as ``undefined``.
+Appends (valid ones, and ones that break exactly one append rule, a `sourceEventSeqs` citing the
+event's own seq or a later one among them; events outside the core vocabulary holding zeros and
+negative numbers), surface replaces (tool results replaced by their content alone, or with one more
+field changed), runtime-context snapshots, the projection (the same context again, an emptied one),
+header canonical form and equality (the same tool schemas with integers written `1.0`); with
+``session-1.2``, seeds of every core event kind (well-formed ones, and ones with one malformed
+event, each defect ROOT-MODEL lists drawn as often as any other, -0 in each field `session-non-json`
+reads included, or one whose malformed event also breaks a rule checked after it) and options given
+as ``undefined``.
 """
 
 from __future__ import annotations
@@ -397,7 +398,7 @@ class Session:
     def invalid(self) -> None:
         """An append that breaks exactly one rule: nothing changes."""
         data = s.user_message(self.builder.fresh("m"), "bad")
-        kinds = ["required", "forbidden", "legacy", "nonjson", "range", "cites"]
+        kinds = ["required", "forbidden", "legacy", "nonjson", "range", "cites", "ahead"]
         kind = self.builder.pick(kinds + (["absent"] if self.builder.has("session-1.2") else []))
         if kind == "required":
             op = s.session_append("user/message", data)
@@ -413,8 +414,18 @@ class Session:
             inject = [s.inject(["data", "extra"], self.builder.pick(["NaN", "-0", "undefined"]))]
             op = s.session_append("user/message", data, surface_op="append", inject=inject)
         elif kind == "range":
+            if self.seq == 0:
+                return  # seq 0 cited at seq 0 would break `source-seqs-invalid` too
             surface_op = {"op": "replace", "start": self.seq + 5, "end": self.seq + 5}
             op = s.session_append("user/message", data, surface_op=surface_op, source_seqs=[0])
+        elif kind == "ahead":
+            # "`sourceEventSeqs` is a list of distinct non-negative integers, each below the
+            # event's `seq`" (ROOT-MODEL): one cites the appended event's own seq or a later one,
+            # maybe after a seq that is below it.
+            cited = [self.seq + self.builder.pick([0, 1])]
+            if self.seq and self.builder.chance(50):
+                cited.insert(0, self.seq - 1)
+            op = s.session_append("user/message", data, surface_op="append", source_seqs=cited)
         else:
             if len(self.surface) < 2:
                 return

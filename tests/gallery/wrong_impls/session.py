@@ -614,3 +614,11 @@ def FallbackHeaderLegacyBeforeItsPayload(admit, self, index, raw):
     ):
         raise ContractError("session-legacy-header", "a fallback header")
     admit(self, index, raw)
+
+
+@wrong(ROOT, "session/source-seqs-rules")
+@patched(session, "_parse_source_seqs")
+def SourceSeqsMayCiteThemselves(parse, source_event_seqs, type, seq, where):
+    """`sourceEventSeqs` are checked to be at most the event's seq, not below it: an event may
+    cite itself ("each below the event's `seq`", ROOT-MODEL)."""
+    return parse(source_event_seqs, type, seq + 1, where)
