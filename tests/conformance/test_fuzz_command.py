@@ -327,7 +327,8 @@ TWO_DEPARTURES = shlex.join(
         "-c",
         f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls as w; "
         "from reference.harness import serve; "
-        "init = lambda self: w.CodePointToolOrder.__init__(self); "
+        "init = lambda self: [w.DuplicateNamesReplace.__init__(self), "
+        "w.CodePointToolOrder.__init__(self)] and None; "
         "serve(type('Both', (w.DuplicateNamesReplace,), {'__init__': init})())",
     ]
 )
