@@ -25,7 +25,7 @@ from ..harness.transport import load_implementation
 from ..judge.case import Case
 from .execute import ConformanceFailure, ImplementationErrored, check
 from .exits import FOUND, OK, UNUSABLE
-from .options import seconds
+from .options import seconds, see
 
 Json = Any
 
@@ -35,6 +35,9 @@ def main(argv: list[str]) -> int:
         prog="dsh-conformance run-case",
         description="Run one case file (an exported case, or the .json fuzz writes) against an "
         "implementation and judge it as the suite does.",
+        epilog=f"Exit status: 0 passed; 1 failed, errored or not run; 2 when the file is not a "
+        f"case or the implementation cannot be loaded, or on Ctrl-C. Documentation: "
+        f"{see('Running the cases in another language', 'export/index.md')}.",
     )
     parser.add_argument("file", type=Path, metavar="FILE")
     parser.add_argument("--impl", default="reference", metavar="SPEC", help="as for the suite")

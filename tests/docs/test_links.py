@@ -24,7 +24,15 @@ README = ROOT / "README.md"
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
 #: The subcommands whose --help names a page.
-SUBCOMMANDS_WITH_HELP = ("info", "smoke", "export-cases", "summary", "check-log", "fuzz")
+SUBCOMMANDS_WITH_HELP = (
+    "info",
+    "smoke",
+    "export-cases",
+    "summary",
+    "check-log",
+    "fuzz",
+    "run-case",
+)
 
 
 def prose(text: str) -> str:
