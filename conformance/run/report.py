@@ -224,10 +224,16 @@ class Report:
         return sorted(found, key=lambda r: (r.contracts, r.test))
 
     def baseline(self, implementation: str) -> str:
-        """An expected-failures file listing what failed or errored (``--expected-failures``)."""
-        keys = sorted({r.test for r in self.problems(implementation)})
+        """An expected-failures file (``--expected-failures``) of what fails now: every test that
+        failed or errored, and every test the run's baseline listed that still failed, with the
+        reason its line gave. A listed test that passed (stale) is left out: writing the file
+        again is how a baseline catches up."""
+        fails = ("failed", "errored", "expected failure")
+        reasons = {r.test: r.baseline or "" for r in self.of(implementation) if r.outcome in fails}
         header = f"# expected failures of {implementation}, written by dsh-conformance\n"
-        return header + "".join(f"{key}\n" for key in keys)
+        return header + "".join(
+            f"{key}  # {reasons[key]}\n" if reasons[key] else f"{key}\n" for key in sorted(reasons)
+        )
 
     def render(self, colour: bool = False) -> str:
         """The report a person reads: one table per implementation, or, for several, one

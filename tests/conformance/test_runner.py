@@ -532,6 +532,38 @@ def test_a_written_baseline_absorbs_the_same_failures_next_time(
     assert status == 0, output
 
 
+def test_a_baseline_written_again_keeps_its_reasons_and_drops_what_now_passes(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """Issue 33: writing the baseline of a gated run keeps each expected failure with its reason
+    (it failed as expected: it still fails) and leaves out a listed test that passed."""
+    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    status, _, report = run_runner(warm_runner, tmp_path, *wrong)
+    (results,) = report["implementations"]
+    failing = sorted(r["test"] for r in results["results"] if r["outcome"] == "failed")
+    passing = next(r["test"] for r in results["results"] if r["outcome"] == "passed")
+    assert status == 1 and len(failing) >= 2
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text(
+        f"{failing[0]}  # identity is off on purpose\n"
+        + "".join(f"{test}\n" for test in failing[1:])
+        + f"{passing}  # fixed since\n"
+    )
+    status, output, _ = run_runner(
+        warm_runner,
+        tmp_path,
+        *wrong,
+        "--expected-failures",
+        str(old),
+        "--write-expected-failures",
+        str(new),
+    )
+    assert status == 1, output  # the passing entry is stale
+    lines = new.read_text().splitlines()
+    assert lines[0].startswith("# expected failures of test_runner:IdentityAlwaysOff")
+    assert lines[1:] == [f"{failing[0]}  # identity is off on purpose", *failing[1:]]
+
+
 def test_several_implementations_make_one_comparison(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
