@@ -66,6 +66,8 @@ SHRINK_EXAMPLES: Final = 200
 SHRINK_DRAWS: Final = 2000
 
 Verdict = dict[str, Any]
+#: How long a test waits, once its own lane has ended, for an entry another worker claimed.
+ORPHAN_WAIT: Final = 900.0
 
 #: The families whose scenarios each process records once (`corpus`). Not ``http``: most of an
 #: exchange's cost is its loopback servers, which the implementation's side needs anyway, and
@@ -190,7 +192,8 @@ class Lane:
         """Start the lane's process over ``drivers``; what it prints goes to a file beside the
         verdicts, named in the error if it ends early."""
         jobs = [f"{driver}={family}" for driver, family in drivers.items()]
-        with (directory / "lane.log").open("w", encoding="utf-8") as log:
+        # Under pytest-xdist each worker starts a lane in the one directory: a log each.
+        with (directory / f"lane-{os.getpid()}.log").open("w", encoding="utf-8") as log:
             process = subprocess.Popen(
                 [sys.executable, __file__, str(directory), *jobs],
                 stdout=log,
@@ -244,6 +247,7 @@ class Lane:
     def verdict(self, driver: str) -> Verdict:
         """``driver``'s verdict: fuzzed here if nobody has begun it; while the lane fuzzes it,
         the entries nobody has begun are fuzzed here, from the last."""
+        ended: float | None = None
         while (found := self.done(driver)) is None:
             if self.claim(driver):
                 self.judge(driver)
@@ -251,12 +255,29 @@ class Lane:
             other = next((d for d in reversed(self.drivers) if self.claim(d)), None)
             if other is not None:
                 self.judge(other)
-            elif self.process is None or self.process.poll() is not None:
-                log = (self.directory / "lane.log").read_text(encoding="utf-8")
-                raise RuntimeError(f"the fuzz lane ended without a verdict for {driver}:\n{log}")
+            elif self._lanes_ended():
+                ended = ended or time.monotonic()
+                if time.monotonic() - ended >= (ORPHAN_WAIT if self._others() else 0):
+                    logs = "".join(
+                        path.read_text(encoding="utf-8")
+                        for path in sorted(self.directory.glob("lane-*.log"))
+                    )
+                    raise RuntimeError(
+                        f"the fuzz lane ended without a verdict for {driver}:\n{logs}"
+                    )
+                time.sleep(0.05)
             else:
                 time.sleep(0.05)
         return found
+
+    def _lanes_ended(self) -> bool:
+        """Whether this process's lane has ended (or there is none)."""
+        return self.process is None or self.process.poll() is not None
+
+    def _others(self) -> bool:
+        """Whether other processes share the directory (pytest-xdist's other workers), one of
+        which may still be fuzzing the entry in a test of its own."""
+        return len(list(self.directory.glob("lane-*.log"))) > 1
 
 
 def main(argv: list[str]) -> int:

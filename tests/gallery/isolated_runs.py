@@ -1,8 +1,10 @@
 """Run ``dsh-conformance`` once per job, each in its own forked process, importing things once.
 
-    python isolated_runs.py PARALLEL OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
+    python isolated_runs.py PARALLEL OUTDIR JOB...   (JOB: DRIVER=CONTRACT[,CONTRACT…][=intended])
 
-DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant.
+DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant. With
+``=intended``, only the wrong implementation's intended tests run (`gallery_only`): the fast
+tier's proof that it fails them, without the rest of its contract.
 
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
@@ -18,6 +20,7 @@ printed); this process exits non-zero if a child could not run.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from pathlib import Path
@@ -44,8 +47,9 @@ settings.load_profile(GALLERY)
 # gallery's modules with the reference model under them. Importing them changes nothing: a
 # driver that patches the reference does so when it is created, which happens in its child.
 sys.path.append(str(Path(__file__).parents[1] / "conformance"))
+import gallery_only  # noqa: E402, F401
 import right_impls  # noqa: E402, F401
-import wrong_impls  # noqa: E402, F401
+import wrong_impls  # noqa: E402
 from warm_runner import import_the_runner  # noqa: E402
 
 from conformance.run.runner import main as runner  # noqa: E402
@@ -55,10 +59,13 @@ import_the_runner()
 
 def run_job(outdir: Path, job: str) -> None:
     """In the child: run the suite for one driver and leave the process (never return)."""
-    driver, contracts = job.split("=", 1)
+    driver, contracts, *only = job.split("=")
     report = str(outdir / f"{driver}.json")
     spec = driver if ":" in driver else f"wrong_impls:{driver}"
     args = ["--impl", spec, "--conformance-json", report]
+    if only:
+        os.environ["DSH_GALLERY_ONLY"] = json.dumps(wrong_impls.INTENDED_FAILURES[driver])
+        args += ["-p", "gallery_only"]
     # The gallery needs verdicts, not timings of a loaded machine: a slow wrong implementation
     # (the upstream's quadratic renderer on the linearity test's large text) must fail by its
     # measured ratio, not error at the default case timeout while other runs share the cores.
@@ -95,7 +102,10 @@ def main() -> int:
         running.add(pid)
     while running:
         broken += _reap(running)
-    return 1 if broken else 0
+    status = 1 if broken else 0
+    # Said where the other shares of a distributed run look (`gallery_runs.wait_for_shares`).
+    (outdir / f"finished-{os.getpid()}").write_text(str(status), encoding="utf-8")
+    return status
 
 
 def _reap(running: set[int]) -> int:
