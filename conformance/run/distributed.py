@@ -14,9 +14,11 @@ What the workers found travels back through xdist's own channel, never through f
 
 A harness whose handshake says ``implementation.singleInstance`` (PROTOCOL.md, 1.4) may not run
 as two processes at once: the controller asks each implementation for its handshake before the
-workers start (`single_instance_labels`), and then either keeps the harness's tests in one
-worker (``--dist loadgroup``: they carry one ``xdist_group``) or refuses the run with a usage
-error saying so.
+workers start (`single_instance_labels`), and then schedules the tests itself (`Controller.
+pytest_xdist_make_scheduler`): all of that harness's tests are one unit of work, which one worker
+runs, and every other test a unit of its own. Only ``--dist each`` (every test on every worker)
+is refused. (xdist's own ``--dist loadgroup`` cannot do it with pytest 9.2, whose node ids it
+can no longer rewrite.)
 """
 
 from __future__ import annotations
@@ -33,10 +35,8 @@ from .report import Report, Result
 
 #: The test report's attribute that carries the suite's result of that test to the controller.
 RESULT: Final = "dsh_conformance"
-#: The key of the worker's share in ``workeroutput``, and of the controller's word in
-#: ``workerinput`` (the labels whose tests are kept in one worker).
+#: The key of the worker's share in ``workeroutput``.
 OUTPUT: Final = "dsh_conformance"
-SINGLE: Final = "dsh_conformance_single_instance"
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -129,14 +129,29 @@ class Controller:
         self.descriptions: dict[str, str] = {}
 
     def refusal(self) -> str | None:
-        """Why the run cannot go on as asked: a single-instance harness without loadgroup."""
-        if not self.single or self.dist == "loadgroup":
+        """Why the run cannot go on as asked: a single-instance harness under ``--dist each``."""
+        if not self.single or self.dist != "each":
             return None
         return (
             f"--impl {', '.join(self.single)}: the harness says it may not run twice at once "
-            "(implementation.singleInstance in its handshake); run without -n, or with "
-            "--dist loadgroup to keep its tests in one worker"
+            "(implementation.singleInstance in its handshake), and --dist each runs every test "
+            "on every worker; run without --dist each"
         )
+
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """With a single-instance harness: its tests are one unit of work, which one worker
+        runs; every other test is a unit of its own (else xdist's own scheduling)."""
+        if not self.single:
+            return None
+        from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+        labels = self.single
+
+        class KeptTogether(LoadScopeScheduling):  # type: ignore[misc]
+            def _split_scope(self, nodeid: str) -> str:
+                return next((f"@{label}" for label in labels if runs_on(nodeid, label)), nodeid)
+
+        return KeptTogether(config, log)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """A worker's result of one test, carried by its test report."""
@@ -144,16 +159,13 @@ class Controller:
         if found is not None:
             self.report.record(decode(found))
 
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput[SINGLE] = list(self.single)
-
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         data = getattr(node, "workeroutput", {}).get(OUTPUT)
         if data is not None:
             merge(self.report, self.verdicts, self.descriptions, data)
 
 
-def kept_together(config: pytest.Config) -> frozenset[str]:
-    """In a worker: the labels whose tests must stay in one worker (`Controller`)."""
-    workerinput: dict[str, Any] = getattr(config, "workerinput", {})
-    return frozenset(workerinput.get(SINGLE, ()))
+def runs_on(nodeid: str, label: str) -> bool:
+    """Whether the test ``nodeid`` runs against the implementation ``label``: its parameters'
+    id (``[...]``) names it first, last or alone, as pytest joins them."""
+    return any(part in nodeid for part in (f"[{label}]", f"[{label}-", f"-{label}]"))

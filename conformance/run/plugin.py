@@ -222,7 +222,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         profile = _HYPOTHESIS["ci" if os.environ.get("CI") else "dev"]
     selected: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
-    together = distributed.kept_together(config)
     for item in items:
         label = _label_of(item)
         if label is None:
@@ -237,8 +236,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: unknown contract ID(s) {unknown}")
         key = _key(item)
-        if label in together:
-            item.add_marker(pytest.mark.xdist_group(f"dsh-conformance {label}"))
         if state.baseline is not None:
             state.baseline.mark(item, key)
         state.report.collect(label, key, contracts)
