@@ -70,7 +70,8 @@ def _start_gallery(session: pytest.Session) -> None:
     if not (wrong or right):
         return
     exhaustive = any(
-        item.path == gallery and item.get_closest_marker("exhaustive") for item in session.items
+        item.path in (gallery, variants) and item.get_closest_marker("exhaustive")
+        for item in session.items
     )
     judged = [item.path in (gallery, variants) for item in session.items]
     outdir = _directory(session, "gallery")

@@ -7,9 +7,11 @@ the tests; alone, they use both cores. Under pytest-xdist each worker starts its
 runs (`share`), all writing into one directory; a test waits for every share (`wait_for_shares`).
 
 In the test command a wrong implementation with listed intended failures runs only those tests
-(``=intended``, `gallery_only`): proof enough that it fails them. The CI tier's
-``exhaustive`` test (each fails *only* its intended tests over its whole contract) asks for the
-whole contract (``exhaustive=True``).
+(``=intended``, `gallery_only`): proof enough that it fails them; and the runs over every
+contract (the control, the conforming variants) run every test with fewer property examples
+(``=quick``). The CI tier's ``exhaustive`` tests (each wrong implementation fails *only* its
+intended tests over its whole contract; each variant passes with every example) ask for the whole
+runs (``exhaustive=True``).
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ def jobs(
     wrong: bool = True, right: Iterable[str] = tuple(VARIANTS), exhaustive: bool = True
 ) -> list[str]:
     """The unchanged reference on every contract, the conforming variants ``right`` on every
-    contract (as ``right_impls:Name``), then each wrong driver with its contracts (``wrong``);
-    unless ``exhaustive``, a driver with listed intended failures runs only those tests. The
-    longest runs come first, so that no share of the runs ends long after the others."""
-    found = [f"{CONTROL}={ALL_CONTRACTS}"]
-    found += [f"right_impls:{variant}={ALL_CONTRACTS}" for variant in right]
+    contract (as ``right_impls:Name``), then each wrong driver with its contracts (``wrong``).
+    Unless ``exhaustive``, a driver with listed intended failures runs only those tests, and the
+    runs over every contract draw fewer property examples (``quick``). The longest runs come
+    first, so that no share of the runs ends long after the others."""
+    every = f"{ALL_CONTRACTS}" if exhaustive else f"{ALL_CONTRACTS}=quick"
+    found = [f"{CONTROL}={every}"]
+    found += [f"right_impls:{variant}={every}" for variant in right]
     for driver, contract in sorted(WRONG_IMPLEMENTATIONS.items()) if wrong else ():
         job = f"{driver}={','.join((contract, *ALSO_RUN.get(driver, ())))}"
         only = not exhaustive and driver in INTENDED_FAILURES and driver not in ALSO_RUN
