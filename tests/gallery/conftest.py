@@ -103,7 +103,9 @@ def _start_fuzz_lane(session: pytest.Session) -> None:
         elif item.path == variants and "fuzz_lane" in item.fixturenames:
             drivers[f"right_impls:{params['variant']}@{params['family']}"] = params["family"]
     if drivers:
-        session.config.stash[LANE] = fuzz_runs.Lane.start(_directory(session, "fuzz"), drivers)
+        lane = fuzz_runs.Lane.start(_directory(session, "fuzz"), drivers)
+        lane.helps = _share(session.config)[1] == 1
+        session.config.stash[LANE] = lane
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
