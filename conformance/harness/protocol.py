@@ -50,6 +50,9 @@ class Handshake:
     version: str
     capabilities: frozenset[str]
     language: str | None = None
+    #: ``implementation.singleInstance`` (1.4): the harness may not run as two processes at
+    #: once (it holds a port, a lock, a shared directory), so pytest-xdist runs it in one worker.
+    single_instance: bool = False
 
     def describe(self) -> str:
         language = f", {self.language}" if self.language else ""
@@ -109,6 +112,7 @@ def parse_handshake(message: Json) -> Handshake:
         version=str(implementation.get("version", "?")),
         language=implementation.get("language"),
         capabilities=frozenset(capabilities),
+        single_instance=implementation.get("singleInstance") is True,
     )
 
 

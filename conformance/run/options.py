@@ -102,7 +102,8 @@ OPTIONS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
         {
             "type": count,
             "metavar": "N",
-            "help": "stop sending cases to an implementation after N errored tests",
+            "help": "stop sending cases to an implementation after N errored tests (under "
+            "pytest-xdist: N in each worker, which has a harness process of its own)",
         },
     ),
     (

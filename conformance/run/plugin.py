@@ -31,6 +31,7 @@ from ..harness.transport import Implementation, InProcess, in_process, load_impl
 from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
+from . import distributed
 from .baseline import BaselineFile
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .interrupt import Latch
@@ -73,6 +74,10 @@ class _State:
         self.errors: dict[str, int] = dict.fromkeys(implementations, 0)
         #: Why the run fails although pytest saw nothing fail (said in the summary).
         self.verdicts: list[str] = []
+        #: Results of answers found after their test was over (a worker sends them at its end).
+        self.late: list[Result] = []
+        #: Under pytest-xdist, on the controller: what gathers the workers' results.
+        self.controller: distributed.Controller | None = None
 
 
 class Baseline:
@@ -109,11 +114,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contract(*ids): the contract IDs a conformance test checks")
-    if getattr(config.option, "numprocesses", None) or getattr(config.option, "dist", "no") != "no":
-        raise pytest.UsageError(
-            "the conformance suite does not run under pytest-xdist (-n/--dist): its report needs "
-            "every result in one process, and each implementation is one process; run without -n"
-        )
     try:
         config.option.contract = list(known_contracts(config.getoption("--contract")))
     except ValueError as error:
@@ -153,12 +153,30 @@ def pytest_configure(config: pytest.Config) -> None:
             "(one baseline per implementation)"
         )
     path = config.getoption("--expected-failures")
-    config.stash[_STATE] = _State(
+    state = _State(
         implementations, Baseline(path) if path else None, config.getoption("--contract")
     )
+    config.stash[_STATE] = state
+    if distributed.is_controller(config):
+        _distribute(config, state)
     config.stash[_WATCH] = Watch(config, list(implementations.values()))
     config.stash[_LATCH] = Latch()
     config.stash[_LATCH].install()
+
+
+def _distribute(config: pytest.Config, state: _State) -> None:
+    """Under pytest-xdist, on the controller: gather the workers' results (`distributed`)."""
+    controller = distributed.Controller(
+        state.report,
+        state.verdicts,
+        distributed.single_instance_labels(state.implementations),
+        config.getoption("dist"),
+    )
+    refusal = controller.refusal()
+    if refusal is not None:
+        raise pytest.UsageError(refusal)
+    state.controller = controller
+    config.pluginmanager.register(controller, "dsh-conformance-controller")
 
 
 def _check_output_path(config: pytest.Config, option: str) -> None:
@@ -305,16 +323,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if label is not None and (report.when == "call" or not report.passed):
         state = item.config.stash[_STATE]
         outcome = _classify(report, call)
-        state.report.record(
-            Result(
-                test=_key(item),
-                implementation=label,
-                contracts=_contracts(item),
-                outcome=outcome,
-                message=_message(report, call),
-                ops=_ops(report, call),
-            )
+        result = Result(
+            test=_key(item),
+            implementation=label,
+            contracts=_contracts(item),
+            outcome=outcome,
+            message=_message(report, call),
+            ops=_ops(report, call),
         )
+        state.report.record(result)
+        if distributed.is_worker(item.config):
+            setattr(report, distributed.RESULT, distributed.encode(result))
         impl = state.implementations[label]
         _record_late_errors(state, impl)
         if outcome == "errored":
@@ -326,7 +345,9 @@ def _record_late_errors(state: _State, impl: Implementation) -> None:
     """Answer lines that came after their case was over, blamed on the test that ran it."""
     for late in impl.late_errors:
         contracts = state.report.collected.get((impl.label, late.owner), ())
-        state.report.record(Result(late.owner, impl.label, contracts, "errored", late.message))
+        result = Result(late.owner, impl.label, contracts, "errored", late.message)
+        state.report.record(result)
+        state.late.append(result)
         state.verdicts.append(
             f"{impl.label}: {late.owner} answered with more than one line (found after it ended)"
         )
@@ -351,6 +372,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _record_late_errors(state, impl)
         if impl.start_failure is not None:
             state.verdicts.append(f"{impl.label}: {impl.start_failure}")
+    if distributed.is_worker(session.config):
+        _describe_implementations(state)
+        descriptions = {
+            label: (info.description, info.handshake)
+            for label, info in state.report.implementations.items()
+        }
+        output = distributed.worker_output(state.report, state.late, state.verdicts, descriptions)
+        session.config.workeroutput[distributed.OUTPUT] = output  # type: ignore[attr-defined]
+        return
     for label in state.report.labels():
         # Nothing ran to a verdict (a harness declaring no capability a selected test needs, or
         # skipping them all): no verdict is no pass (issue 37).
@@ -362,6 +392,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 f"{label}: no selected test ran to a verdict (skipped or not applicable): "
                 "nothing ran, which is no pass"
             )
+    if state.controller is not None and state.baseline is not None:
+        collected = {test for _, test in state.report.collected}
+        state.baseline.matched |= state.baseline.keys & collected
     if session.config.getoption("--fail-on-skip"):
         for label in state.report.labels():
             selection = state.report.selection(label)
@@ -387,10 +420,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _describe_implementations(state: _State) -> None:
+    """How each implementation described itself; on the controller of a distributed run, as the
+    workers saw it (the controller's own handshake only asked whether it is single-instance)."""
+    gathered = {} if state.controller is None else state.controller.descriptions
     for label, impl in state.implementations.items():
         handshake = impl.known_handshake
         fields: dict[str, Any] | None = None
-        if handshake is not None:
+        if label in gathered:
+            description, fields = gathered[label]
+        elif handshake is not None:
             description = handshake.describe()
             fields = {
                 "name": handshake.name,
@@ -421,6 +459,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     state = config.stash.get(_STATE, None)
     if state is None or not state.report.collected or config.getoption("--collect-only"):
         return
+    if distributed.is_worker(config):
+        return  # the controller reports, and writes the files, for every worker
     terminalreporter.write_sep("=", "conformance by contract ID")
     colour = bool(getattr(terminalreporter, "hasmarkup", False)) and not os.environ.get("NO_COLOR")
     terminalreporter.write_line(state.report.render(colour))

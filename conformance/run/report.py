@@ -144,8 +144,16 @@ class Report:
             self.results[key] = result
 
     def of(self, implementation: str) -> list[Result]:
-        """Every test of ``implementation``: its result, or why it has none."""
-        found = [r for r in self.results.values() if r.implementation == implementation]
+        """Every test of ``implementation``: its result, or why it has none. Results come in the
+        order of collection, whatever order they arrived in (pytest-xdist's workers finish in
+        their own), then those of tests not collected, then the tests that have none."""
+        mine = [key for key in self.collected if key[0] == implementation]
+        found = [self.results[key] for key in mine if key in self.results]
+        found += [
+            r
+            for key, r in self.results.items()
+            if r.implementation == implementation and key not in self.collected
+        ]
         for (label, test), contracts in self.collected.items():
             if label == implementation and (label, test) not in self.results:
                 outcome: Outcome = (

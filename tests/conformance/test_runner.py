@@ -491,7 +491,7 @@ def test_bad_options_are_refused_before_anything_runs(
         (["--max-errors", "0"], "a whole number, 1 or more"),
         (["--conformance-json", str(tmp_path / "missing" / "r.json")], "does not exist"),
         (["--impl", "reference", "--impl", "reference"], "given twice"),
-        (["-p", "test_runner_xdist", "--numprocesses", "2"], "does not run under pytest-xdist"),
+        (["--impl", "test_xdist:SingleInstance", "-n", "2", "--dist", "each"], "twice at once"),
         (["--case-timeout", "abc"], "dsh-conformance: error: argument --case-timeout: 'abc'"),
         (["--no-such-option"], "dsh-conformance: error: unrecognized arguments: --no-such"),
     ]:

@@ -291,16 +291,19 @@ class TestProcessGroups:
         return Subprocess(argv, label=mode, timeout=TIMEOUT, start_timeout=START_TIMEOUT), pids
 
     def test_a_timeout_kills_the_whole_tree_without_waiting(self, tmp_path: Path) -> None:
+        """Each clock starts once the harness has answered ``started`` (the start, however slow
+        on a busy machine, is the start timeout's business): from there, the timeout and the
+        kill of the tree take the case timeout and a moment, not a grace period."""
         impl, pids = self.wrapped(tmp_path, "hang")
-        started = time.monotonic()
         try:
-            assert run(impl).kind == "errored"
-            assert_all_gone(pids)
-            assert run(impl).kind == "errored"  # a restart, and its tree killed too
-            assert_all_gone(pids, count=4)
+            for count in (2, 4):  # the first start, then a restart with its tree killed too
+                impl.handshake()
+                started = time.monotonic()
+                assert run(impl).kind == "errored"
+                assert_all_gone(pids, count=count)
+                assert time.monotonic() - started < TIMEOUT + 5
         finally:
             impl.close()
-        assert time.monotonic() - started < 10
 
     def test_the_end_of_the_run_kills_the_whole_tree(self, tmp_path: Path) -> None:
         impl, pids = self.wrapped(tmp_path, "garbage")

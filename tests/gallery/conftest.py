@@ -1,7 +1,11 @@
 """Starts the gallery's runs once collection is over, if `test_gallery.py` or
 `test_right_impls.py` is to run (`gallery_runs`), and the fuzz gallery's lane, if
 `test_fuzz_gallery.py` or `test_right_impls.py` is (`fuzz_runs`): they then run beside the rest
-of the suite."""
+of the suite, whose tests come first (the tests that wait for the runs are moved last).
+
+Under pytest-xdist every worker collects every test: each starts its share of the gallery's runs
+and a lane of its own, all in one directory beside the workers' own temporary directories, so
+that each run happens once (`gallery_runs.share`; the lanes claim entries as the tests do)."""
 
 from __future__ import annotations
 
@@ -14,27 +18,35 @@ import pytest
 
 #: The tests the gallery's runs judge: the wrong implementations', the conforming variants'.
 GALLERY_FILES = ("test_gallery.py", "test_right_impls.py")
-RUNS = pytest.StashKey[tuple[Path, "subprocess.Popen[str]"]]()
+RUNS = pytest.StashKey[tuple[Path, "subprocess.Popen[str]", int]]()
 LANE = pytest.StashKey[fuzz_runs.Lane]()
-#: How many tests of the fuzz tier were deselected (by the test command's ``-m``, or by ``-k``).
-UNFUZZED = pytest.StashKey[int]()
 
 
-def pytest_deselected(items: list[pytest.Item]) -> None:
-    if items:
-        config = items[0].config
-        left_out = sum(1 for item in items if item.get_closest_marker("fuzz"))
-        config.stash[UNFUZZED] = config.stash.get(UNFUZZED, 0) + left_out
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that wait for the gallery's runs or the lane last: everything else runs while
+    the runs go on (and under pytest-xdist no worker waits while tests are left)."""
+    waiting = {"reports", "fuzz_lane"}
+    items.sort(key=lambda item: bool(waiting & set(_fixtures(item))))
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Say that the fuzz tier did not run, and how to run it: nothing is left out silently."""
-    left_out = terminalreporter.config.stash.get(UNFUZZED, 0)
-    if left_out:
-        terminalreporter.write_line(
-            f"{left_out} tests of the fuzz tier did not run (marker `fuzz`: `python -m pytest "
-            "-m fuzz` runs them; CI runs the tier after the test command)"
-        )
+def _share(config: pytest.Config) -> tuple[int, int]:
+    """This process's share of the runs: (index, count); (0, 1) outside pytest-xdist."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return 0, 1
+    return int(workerinput["workerid"].removeprefix("gw")), int(workerinput["workercount"])
+
+
+def _directory(session: pytest.Session, name: str) -> Path:
+    """A directory for runs shared by every worker of this session (one's own outside xdist):
+    a worker's temporary directory is one of the controller's, so theirs is beside it."""
+    # What the `tmp_path_factory` fixture returns, which no hook can request.
+    factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+    if not hasattr(session.config, "workerinput"):
+        return factory.mktemp(name)
+    directory = factory.getbasetemp().parent / name
+    directory.mkdir(exist_ok=True)
+    return directory
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -65,14 +77,18 @@ def _start_gallery(session: pytest.Session) -> None:
     }
     if not (wrong or right or any(item.path == gallery for item in session.items)):
         return
+    exhaustive = any(
+        item.path in (gallery, variants) and item.get_closest_marker("exhaustive")
+        for item in session.items
+    )
     judged = [item.path in (gallery, variants) for item in session.items]
-    # What the `tmp_path_factory` fixture returns, which no hook can request.
-    factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
-    outdir = factory.mktemp("gallery")
-    # Beside other tests, one run at a time: a core for them, a core for the gallery.
-    parallel = 2 if all(judged) else 1
-    process = gallery_runs.start(outdir, parallel, wrong=wrong, right=right)
-    session.config.stash[RUNS] = (outdir, process)
+    outdir = _directory(session, "gallery")
+    index, count = _share(session.config)
+    # Beside other tests (or other workers), one run at a time: a core for them, one for these.
+    parallel = 2 if all(judged) and count == 1 else 1
+    todo = gallery_runs.jobs(wrong, right, exhaustive=exhaustive)
+    process = gallery_runs.start(outdir, parallel, gallery_runs.share(todo, index, count))
+    session.config.stash[RUNS] = (outdir, process, count)
 
 
 def _fixtures(item: pytest.Item) -> tuple[str, ...]:
@@ -95,8 +111,9 @@ def _start_fuzz_lane(session: pytest.Session) -> None:
         elif item.path == variants and "fuzz_lane" in item.fixturenames:
             drivers[f"right_impls:{params['variant']}@{params['family']}"] = params["family"]
     if drivers:
-        factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
-        session.config.stash[LANE] = fuzz_runs.Lane.start(factory.mktemp("fuzz"), drivers)
+        lane = fuzz_runs.Lane.start(_directory(session, "fuzz"), drivers)
+        lane.helps = _share(session.config)[1] == 1
+        session.config.stash[LANE] = lane
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -113,9 +130,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def reports(pytestconfig: pytest.Config) -> Path:
     """The directory of every run's report: each wrong driver and conforming variant, then the
     unchanged reference."""
-    outdir, process = pytestconfig.stash[RUNS]
+    outdir, process, shares = pytestconfig.stash[RUNS]
     printed, _ = process.communicate(timeout=1800)
     assert process.returncode == 0, printed
+    gallery_runs.wait_for_shares(outdir, shares)
     return outdir
 
 

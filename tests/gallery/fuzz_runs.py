@@ -187,13 +187,18 @@ class Lane:
         self.drivers = drivers
         #: The lane's process, seen from the tests (``None`` in the lane itself).
         self.process = process
+        #: Whether the tests fuzz entries themselves while the lane works. Not under
+        #: pytest-xdist, where each worker starts a lane: two fuzzing processes keep the two cores
+        #: busy, and each process that fuzzes records each family's corpus once more.
+        self.helps = True
 
     @classmethod
     def start(cls, directory: Path, drivers: dict[str, str]) -> Lane:
         """Start the lane's process over ``drivers``; what it prints goes to a file beside the
         verdicts, named in the error if it ends early."""
         jobs = [f"{driver}={family}" for driver, family in drivers.items()]
-        with (directory / "lane.log").open("w", encoding="utf-8") as log:
+        # Under pytest-xdist each worker starts a lane in the one directory: a log each.
+        with (directory / f"lane-{os.getpid()}.log").open("w", encoding="utf-8") as log:
             process = subprocess.Popen(
                 [sys.executable, __file__, str(directory), *jobs],
                 stdout=log,
@@ -213,12 +218,30 @@ class Lane:
         return self.directory / f"{driver}{suffix}"
 
     def claim(self, driver: str) -> bool:
-        """Take ``driver`` for this process, unless another took it first."""
+        """Take ``driver`` for this process, unless another took it first (the claim holds the
+        claimant's pid, so that an entry whose claimant was killed can be taken again)."""
         try:
-            os.close(os.open(self._path(driver, ".claimed"), os.O_CREAT | os.O_EXCL))
+            claimed = os.open(self._path(driver, ".claimed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             return False
+        os.write(claimed, str(os.getpid()).encode())
+        os.close(claimed)
         return True
+
+    def _abandoned(self, driver: str) -> bool:
+        """Whether ``driver`` was claimed by a process that has ended without its verdict (a
+        pytest-xdist worker stops its lane when its own tests are done); its claim is dropped."""
+        path = self._path(driver, ".claimed")
+        try:
+            pid = int(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # not claimed, or the pid not written yet
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+            return True
+        return False
 
     def done(self, driver: str) -> Verdict | None:
         path = self._path(driver, ".json")
@@ -245,21 +268,25 @@ class Lane:
                 self.judge(driver)
 
     def verdict(self, driver: str) -> Verdict:
-        """``driver``'s verdict: fuzzed here if nobody has begun it; while the lane fuzzes it,
-        the entries nobody has begun are fuzzed here, from the last."""
+        """``driver``'s verdict: fuzzed here if nobody has begun it (under pytest-xdist, only
+        once this worker's lane has ended, or if its claimant ended without a verdict); while
+        another process fuzzes it, the entries nobody has begun are fuzzed here, from the last."""
         while (found := self.done(driver)) is None:
-            if self.claim(driver):
+            ended = self._lanes_ended()  # (and reaps this process's lane if it ended)
+            takes = self._abandoned(driver) or self.helps or ended
+            if takes and self.claim(driver):
                 self.judge(driver)
                 continue
-            other = next((d for d in reversed(self.drivers) if self.claim(d)), None)
+            other = next((d for d in reversed(self.drivers) if self.helps and self.claim(d)), None)
             if other is not None:
                 self.judge(other)
-            elif self.process is None or self.process.poll() is not None:
-                log = (self.directory / "lane.log").read_text(encoding="utf-8")
-                raise RuntimeError(f"the fuzz lane ended without a verdict for {driver}:\n{log}")
             else:
                 time.sleep(0.05)
         return found
+
+    def _lanes_ended(self) -> bool:
+        """Whether this process's lane has ended (or there is none)."""
+        return self.process is None or self.process.poll() is not None
 
 
 def main(argv: list[str]) -> int:

@@ -2,9 +2,16 @@
 gallery will be judged, so that they run beside the other tests instead of after them.
 
 `conftest.py` starts them when the collected tests include `test_gallery.py`; its ``reports``
-fixture waits for them. Beside other tests they run one at a time, on the second of the
-machine's two cores, so that they do not compete with the tests that measure time (case
-timeouts, the render linearity ratio); alone, they use both cores.
+fixture waits for them. Beside other tests they run one at a time, so that they leave a core to
+the tests; alone, they use both cores. Under pytest-xdist each worker starts its share of the
+runs (`share`), all writing into one directory; a test waits for every share (`wait_for_shares`).
+
+In the test command a wrong implementation with listed intended failures runs only those tests
+(``=intended``, `gallery_only`): proof enough that it fails them; and the runs over every
+contract (the control, the conforming variants) run every test with fewer property examples
+(``=quick``). The CI tier's ``exhaustive`` tests (each wrong implementation fails *only* its
+intended tests over its whole contract; each variant passes with every example) ask for the whole
+runs (``exhaustive=True``).
 """
 
 from __future__ import annotations
@@ -14,12 +21,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from right_impls import VARIANTS
-from wrong_impls import WRONG_IMPLEMENTATIONS
+from wrong_impls import INTENDED_FAILURES, WRONG_IMPLEMENTATIONS
 
 HERE = Path(__file__).parent
 CONTROL = "Driver"
@@ -45,17 +53,39 @@ ALL_CONTRACTS = ",".join(sorted(set(WRONG_IMPLEMENTATIONS.values())))
 
 
 def jobs(
-    wrong: Iterable[str] = tuple(WRONG_IMPLEMENTATIONS), right: Iterable[str] = tuple(VARIANTS)
+    wrong: Iterable[str] = tuple(WRONG_IMPLEMENTATIONS),
+    right: Iterable[str] = tuple(VARIANTS),
+    exhaustive: bool = True,
 ) -> list[str]:
-    """The wrong drivers ``wrong`` with their contracts, the conforming variants ``right`` on
-    every contract, as ``right_impls:Name``, then the unchanged reference on all of them."""
-    found = [
-        f"{driver}={','.join((WRONG_IMPLEMENTATIONS[driver], *ALSO_RUN.get(driver, ())))}"
-        for driver in sorted(wrong)
-    ]
-    found += [f"right_impls:{variant}={ALL_CONTRACTS}" for variant in right]
-    found.append(f"{CONTROL}={ALL_CONTRACTS}")
+    """The unchanged reference on every contract, the conforming variants ``right`` on every
+    contract (as ``right_impls:Name``), then the wrong drivers ``wrong`` with their contracts.
+    Unless ``exhaustive``, a driver with listed intended failures runs only those tests, and the
+    runs over every contract draw fewer property examples (``quick``). The longest runs come
+    first, so that no share of the runs ends long after the others."""
+    every = f"{ALL_CONTRACTS}" if exhaustive else f"{ALL_CONTRACTS}=quick"
+    found = [f"{CONTROL}={every}"]
+    found += [f"right_impls:{variant}={every}" for variant in right]
+    for driver in sorted(wrong):
+        job = f"{driver}={','.join((WRONG_IMPLEMENTATIONS[driver], *ALSO_RUN.get(driver, ())))}"
+        only = not exhaustive and driver in INTENDED_FAILURES and driver not in ALSO_RUN
+        found.append(f"{job}=intended" if only else job)
     return found
+
+
+def share(jobs: list[str], index: int, count: int) -> list[str]:
+    """Worker ``index``'s share of ``jobs`` out of ``count`` workers (every ``count``-th)."""
+    return jobs[index::count]
+
+
+def wait_for_shares(outdir: Path, count: int, limit: float = 1800) -> None:
+    """Wait until the ``count`` shares of the runs have ended (each writes ``finished-PID``
+    holding its status: `isolated_runs`); fail if one could not run a job."""
+    deadline = time.monotonic() + limit
+    while len(finished := sorted(outdir.glob("finished-*"))) < count:
+        assert time.monotonic() < deadline, f"{len(finished)} of {count} shares ended in time"
+        time.sleep(0.2)
+    broken = [path.name for path in finished if path.read_text(encoding="utf-8") != "0"]
+    assert not broken, f"a share of the gallery's runs could not run a job: {broken}"
 
 
 def judged(reports: Path, driver: str) -> dict[str, Any]:
@@ -75,11 +105,9 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def start(
-    outdir: Path, parallel: int, *, wrong: Iterable[str], right: Iterable[str]
-) -> subprocess.Popen[str]:
-    """Start the runs (`jobs`), ``parallel`` at a time, writing into ``outdir``; what it prints
-    is kept for a failure message."""
+def start(outdir: Path, parallel: int, todo: list[str]) -> subprocess.Popen[str]:
+    """Start the runs ``todo`` (from `jobs`), ``parallel`` at a time, writing into ``outdir``;
+    what it prints is kept for a failure message."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
@@ -90,7 +118,7 @@ def start(
             str(HERE / "isolated_runs.py"),
             str(parallel),
             str(outdir),
-            *jobs(wrong, right),
+            *todo,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

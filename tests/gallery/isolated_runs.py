@@ -1,8 +1,11 @@
 """Run ``dsh-conformance`` once per job, each in its own forked process, importing things once.
 
-    python isolated_runs.py PARALLEL OUTDIR JOB...      (JOB: DRIVER=CONTRACT[,CONTRACT…])
+    python isolated_runs.py PARALLEL OUTDIR JOB...   (JOB: DRIVER=CONTRACT[,CONTRACT…][=FLAG])
 
-DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant.
+DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant. FLAG
+``intended``: only the wrong implementation's intended tests run (`gallery_only`), the test
+command's proof that it fails them, without the rest of its contract; ``quick``: the property
+tests draw fewer examples (`QUICK`).
 
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
@@ -18,6 +21,7 @@ printed); this process exits non-zero if a child could not run.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from pathlib import Path
@@ -38,14 +42,20 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(GALLERY)
+#: The test command's profile for the runs over every contract (the unchanged reference, the
+#: conforming variants): every test, a sixth of the generated examples (most of such a run's CPU
+#: is its property tests); the CI tier runs them with `GALLERY`'s.
+QUICK = "dsh-gallery-quick"
+settings.register_profile(QUICK, settings.get_profile(GALLERY), max_examples=10)
 
 # Imported here, once, for every child to inherit: what every run of the runner imports
 # (`warm_runner.import_the_runner`, beside the runner's own tests, which share it), and the
 # gallery's modules with the reference model under them. Importing them changes nothing: a
 # driver that patches the reference does so when it is created, which happens in its child.
 sys.path.append(str(Path(__file__).parents[1] / "conformance"))
+import gallery_only  # noqa: E402, F401
 import right_impls  # noqa: E402, F401
-import wrong_impls  # noqa: E402, F401
+import wrong_impls  # noqa: E402
 from warm_runner import import_the_runner  # noqa: E402
 
 from conformance.run.runner import main as runner  # noqa: E402
@@ -55,14 +65,18 @@ import_the_runner()
 
 def run_job(outdir: Path, job: str) -> None:
     """In the child: run the suite for one driver and leave the process (never return)."""
-    driver, contracts = job.split("=", 1)
+    driver, contracts, *flags = job.split("=")
     report = str(outdir / f"{driver}.json")
     spec = driver if ":" in driver else f"wrong_impls:{driver}"
     args = ["--impl", spec, "--conformance-json", report]
+    if "intended" in flags:
+        os.environ["DSH_GALLERY_ONLY"] = json.dumps(wrong_impls.INTENDED_FAILURES[driver])
+        args += ["-p", "gallery_only"]
     # The gallery needs verdicts, not timings of a loaded machine: a slow wrong implementation
     # (the upstream's quadratic renderer on the linearity test's large text) must fail by its
     # measured ratio, not error at the default case timeout while other runs share the cores.
-    args += ["--hypothesis-profile", GALLERY, "--case-timeout", str(CASE_TIMEOUT)]
+    profile = QUICK if "quick" in flags else GALLERY
+    args += ["--hypothesis-profile", profile, "--case-timeout", str(CASE_TIMEOUT)]
     for contract in contracts.split(","):
         args += ["--contract", contract]
     status = 3
@@ -95,7 +109,10 @@ def main() -> int:
         running.add(pid)
     while running:
         broken += _reap(running)
-    return 1 if broken else 0
+    status = 1 if broken else 0
+    # Said where the other shares of a distributed run look (`gallery_runs.wait_for_shares`).
+    (outdir / f"finished-{os.getpid()}").write_text(str(status), encoding="utf-8")
+    return status
 
 
 def _reap(running: set[int]) -> int:

@@ -4,7 +4,9 @@ Every wrong implementation in `wrong_impls` is judged by ``dsh-conformance`` (th
 a process of its own, in-process transport) restricted to its contract ID; the per-contract JSON
 report must show failed cases for that ID, and for a driver listed in `INTENDED_FAILURES` the
 tests it fails must be exactly the listed ones (another failing test is a case with two reasons to
-fail, or a driver with two changes). A control run of the unchanged reference through the
+fail, or a driver with two changes). That last check needs each such driver's whole contract, so
+it is in the CI tier (marker ``exhaustive``); the test command runs only the listed tests of those
+drivers and checks that each fails. A control run of the unchanged reference through the
 same path must show none, so a broken harness cannot pass for a rejection. All runs happen once,
 in `isolated_runs` (one process forked per driver), started in the background by `conftest.py`
 as soon as collection is over (`gallery_runs`); the ``reports`` fixture waits for them.
@@ -38,6 +40,16 @@ def test_wrong_implementation_is_rejected_under_its_contract(
     assert tally["errored"] == 0, f"{driver} should fail cleanly, not error: {tally}"
 
 
+@pytest.mark.parametrize("driver", sorted(INTENDED_FAILURES))
+def test_wrong_implementation_fails_its_intended_tests(reports: Path, driver: str) -> None:
+    """The test command's proof (it runs only the intended tests of most drivers: `gallery_runs`):
+    each intended test fails, none errors."""
+    outcomes = {result["test"]: result["outcome"] for result in judged(reports, driver)["results"]}
+    wrong = {test: outcomes.get(test, "absent") for test in INTENDED_FAILURES[driver]}
+    assert set(wrong.values()) == {"failed"}, f"{driver}: intended tests {wrong}"
+
+
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("driver", sorted(INTENDED_FAILURES))
 def test_wrong_implementation_fails_only_its_intended_tests(reports: Path, driver: str) -> None:
     assert driver in WRONG_IMPLEMENTATIONS, f"{driver} is not a gallery driver"

@@ -10,7 +10,8 @@ implementation that made the choice. So for each variant:
   so the variant really takes the other choice;
 - ``dsh-conformance`` over every contract (the gallery's runs, `gallery_runs`, beside the
   control run of the unchanged reference) fails and errors nothing: a case that failed it would
-  check a rule stricter than the contract;
+  check a rule stricter than the contract (the test command's runs draw a sixth of the property
+  examples; the CI tier's ``exhaustive`` ones, every example);
 - fuzzing it against the reference in the families that reach its choice (the fuzz gallery's
   lane, `fuzz_runs`: the same fixed seed and count as every entry of the fuzz gallery) finds no
   divergence: one would be generation drawing something whose outcome is open (`AVOIDED`).
@@ -74,8 +75,13 @@ def test_the_witness_tells_the_variant_from_the_reference(variant: str) -> None:
     assert own != reference[0]
 
 
+@pytest.mark.parametrize(
+    "examples",
+    # The test command's runs draw fewer property examples; the CI tier's, every one.
+    ["fewer examples", pytest.param("every example", marks=pytest.mark.exhaustive)],
+)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_the_variant_passes_every_contract(reports: Any, variant: str) -> None:
+def test_the_variant_passes_every_contract(reports: Any, variant: str, examples: str) -> None:
     found = judged(reports, f"right_impls:{variant}")
     failing = [
         f"{result['test']}: {result.get('message', '')}"[:400]
