@@ -79,9 +79,11 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session's browser tests."""
+    """One headless Chromium for a module's browser tests. Not for the session: Playwright's
+    synchronous API runs an event loop in this thread while the browser is open, and every later
+    test calling `asyncio.run` (the in-process reference does) would fail beside it."""
     executable = chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as driver:
