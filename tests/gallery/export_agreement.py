@@ -58,11 +58,13 @@ def proxy(record: str, command: str) -> int:
 
 
 def suite_verdicts(record: Path) -> dict[str, str]:
-    """The suite's verdict on every recorded answer: ``passed``, ``failed``, ``errored`` or
+    """The suite's verdict on every recorded answer: ``passed``, ``failed`` (``failed-by-fold``
+    when only the suite's fold or request invariant fails it, no expectation), ``errored`` or
     ``skipped``, the way `conformance.run.execute` reaches it (a case without an answer errored)."""
     from conformance.cases import all_cases
     from conformance.harness.protocol import ProtocolError, parse_outcome
     from conformance.harness.validate import check_answer
+    from conformance.judge.case import mismatches
     from conformance.judge.nesting import nesting_problem
     from conformance.run.execute import example_problems, invariant_problems, split_finals
 
@@ -92,7 +94,10 @@ def suite_verdicts(record: Path) -> dict[str, str]:
         problems = example_problems(case, observations, finals)
         if case.agents():
             problems += invariant_problems(case, finals)
-        verdicts[case.id] = "failed" if problems else "passed"
+        by_expectations = mismatches(case, observations)
+        verdicts[case.id] = (
+            "passed" if not problems else "failed" if by_expectations else "failed-by-fold"
+        )
     return verdicts
 
 
@@ -130,28 +135,34 @@ def judge_one(name: str, export: Path, outdir: Path) -> dict[str, Json]:
     (outdir / f"{name}.out").write_text(run.stdout + run.stderr, encoding="utf-8")
     if not record.exists():
         record.write_text("", encoding="utf-8")
-    suite = {case: v for case, v in suite_verdicts(record).items() if v in ("failed", "errored")}
-    node = node_verdicts(run.stdout)
-    return {
-        "name": name,
-        "suite": suite,
-        "node": node,
-        "summary": run.stdout.strip().splitlines()[-1:],
+    return verdicts(name, outdir)
+
+
+def verdicts(name: str, outdir: Path) -> dict[str, Json]:
+    """Both verdicts on the answers recorded in ``outdir`` for ``name``."""
+    printed = (outdir / f"{name}.out").read_text(encoding="utf-8")
+    suite = {
+        case: verdict
+        for case, verdict in suite_verdicts(outdir / f"{name}.jsonl").items()
+        if verdict not in ("passed", "skipped")
     }
+    return {"name": name, "suite": suite, "node": node_verdicts(printed)}
 
 
 def table(results: Iterable[dict[str, Json]]) -> str:
     from wrong_impls import WRONG_IMPLEMENTATIONS
 
     lines = [
-        "| wrong implementation | contract | suite fails | Node fails | suite-only | Node-only |",
-        "|---|---|---|---|---|---|",
+        "| wrong implementation | contract | suite fails | of which only by fold/invariant "
+        "| Node fails | suite-only | Node-only |",
+        "|---|---|---|---|---|---|---|",
     ]
     for result in results:
         suite, node = set(result["suite"]), set(result["node"])
+        by_fold = sum(verdict == "failed-by-fold" for verdict in result["suite"].values())
         lines.append(
             f"| {result['name']} | {WRONG_IMPLEMENTATIONS[result['name']]} | {len(suite)} | "
-            f"{len(node)} | {', '.join(sorted(suite - node)) or '—'} | "
+            f"{by_fold} | {len(node)} | {', '.join(sorted(suite - node)) or '—'} | "
             f"{', '.join(sorted(node - suite)) or '—'} |"
         )
     return "\n".join(lines)
@@ -163,14 +174,19 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="export_agreement.py")
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument(
+        "--rejudge", action="store_true", help="judge the answers OUTDIR holds again, run nothing"
+    )
     parser.add_argument("names", nargs="*")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     sys.path.insert(0, str(HERE))
     from wrong_impls import WRONG_IMPLEMENTATIONS
 
     from conformance.run.catalog import export
 
     names = args.names or sorted(WRONG_IMPLEMENTATIONS)
+    if args.rejudge:
+        return report(args.outdir, [verdicts(name, args.outdir) for name in names])
     args.outdir.mkdir(parents=True, exist_ok=True)
     directory = args.outdir / "export"
     export(directory)
@@ -184,7 +200,13 @@ def main(argv: list[str]) -> int:
 
     with ThreadPoolExecutor(args.parallel) as pool:
         results = list(pool.map(one, names))
-    (args.outdir / "agreement.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return report(args.outdir, results)
+
+
+def report(outdir: Path, results: list[dict[str, Json]]) -> int:
+    """Print the table and the totals, keep ``outdir/agreement.json``; 1 when the Node runner
+    passes a wrong implementation the suite fails."""
+    (outdir / "agreement.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(table(results))
     missed = [r["name"] for r in results if r["suite"] and not r["node"]]
     suite = sum(bool(r["suite"]) for r in results)
