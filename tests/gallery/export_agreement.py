@@ -57,7 +57,7 @@ def proxy(record: str, command: str) -> int:
     return child.wait()
 
 
-def suite_verdicts(record: Path) -> dict[str, str]:
+def suite_verdicts(record: Path, exported: Path) -> dict[str, str]:
     """The suite's verdict on every recorded answer: ``passed``, ``failed`` (``failed-by-fold``
     when only the suite's fold or request invariant fails it, no expectation), ``errored`` or
     ``skipped``, the way `conformance.run.execute` reaches it (a case without an answer errored)."""
@@ -72,8 +72,11 @@ def suite_verdicts(record: Path) -> dict[str, str]:
     for line in record.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
         answers[entry["case"]] = entry["answer"]
+    ids = {entry["id"] for entry in json.loads((exported / "index.json").read_text())["cases"]}
     verdicts = {}
     for case in all_cases():
+        if case.id not in ids:
+            continue
         text = answers.get(case.id)
         if not text:
             verdicts[case.id] = "errored"
@@ -116,6 +119,7 @@ def judge_one(name: str, export: Path, outdir: Path) -> dict[str, Json]:
     """Run the Node runner on wrong implementation ``name`` through the proxy; both verdicts."""
     record = outdir / f"{name}.jsonl"
     record.unlink(missing_ok=True)
+    (outdir / f"{name}.export").write_text(str(export), encoding="utf-8")
     code = (
         f"import sys; sys.path.insert(0, {str(HERE)!r}); from wrong_impls import {name}; "
         f"from reference.harness import serve; serve({name}())"
@@ -141,27 +145,35 @@ def judge_one(name: str, export: Path, outdir: Path) -> dict[str, Json]:
 def verdicts(name: str, outdir: Path) -> dict[str, Json]:
     """Both verdicts on the answers recorded in ``outdir`` for ``name``."""
     printed = (outdir / f"{name}.out").read_text(encoding="utf-8")
+    chosen = outdir / f"{name}.export"
+    exported = Path(chosen.read_text()) if chosen.exists() else outdir / "export"
     suite = {
         case: verdict
-        for case, verdict in suite_verdicts(outdir / f"{name}.jsonl").items()
+        for case, verdict in suite_verdicts(outdir / f"{name}.jsonl", exported).items()
         if verdict not in ("passed", "skipped")
     }
-    return {"name": name, "suite": suite, "node": node_verdicts(printed)}
+    return {
+        "name": name,
+        "cases": exported.name,
+        "suite": suite,
+        "node": node_verdicts(printed),
+    }
 
 
 def table(results: Iterable[dict[str, Json]]) -> str:
     from wrong_impls import WRONG_IMPLEMENTATIONS
 
     lines = [
-        "| wrong implementation | contract | suite fails | of which only by fold/invariant "
-        "| Node fails | suite-only | Node-only |",
-        "|---|---|---|---|---|---|---|",
+        "| wrong implementation | contract | cases run | suite fails | of which only by "
+        "fold/invariant | Node fails | suite-only | Node-only |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         suite, node = set(result["suite"]), set(result["node"])
         by_fold = sum(verdict == "failed-by-fold" for verdict in result["suite"].values())
         lines.append(
-            f"| {result['name']} | {WRONG_IMPLEMENTATIONS[result['name']]} | {len(suite)} | "
+            f"| {result['name']} | {WRONG_IMPLEMENTATIONS[result['name']]} | "
+            f"{'all' if result['cases'] == 'export' else 'its contract'} | {len(suite)} | "
             f"{by_fold} | {len(node)} | {', '.join(sorted(suite - node)) or '—'} | "
             f"{', '.join(sorted(node - suite)) or '—'} |"
         )
@@ -174,6 +186,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="export_agreement.py")
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument(
+        "--contract-only",
+        action="store_true",
+        help="run each implementation on the cases of its contract only, as the gallery does",
+    )
     parser.add_argument(
         "--rejudge", action="store_true", help="judge the answers OUTDIR holds again, run nothing"
     )
@@ -189,11 +206,17 @@ def main(argv: list[str]) -> int:
         return report(args.outdir, [verdicts(name, args.outdir) for name in names])
     args.outdir.mkdir(parents=True, exist_ok=True)
     directory = args.outdir / "export"
-    export(directory)
+    exports = {}
+    for name in names:
+        contract = WRONG_IMPLEMENTATIONS[name] if args.contract_only else None
+        if contract not in exports:
+            exports[contract] = directory if contract is None else args.outdir / contract
+            export(exports[contract], frozenset([contract] if contract else []))
     lock = threading.Lock()
 
     def one(name: str) -> dict[str, Json]:
-        result = judge_one(name, directory, args.outdir)
+        contract = WRONG_IMPLEMENTATIONS[name] if args.contract_only else None
+        result = judge_one(name, exports[contract], args.outdir)
         with lock:
             print(f"{name}: suite {len(result['suite'])}, node {len(result['node'])}", flush=True)
         return result
