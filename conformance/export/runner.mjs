@@ -771,12 +771,14 @@ class LogFold {
 // -- the request invariant (COMPARISON.md, "The request invariant") -------------------------
 
 // Where attempts start: an assistant/chunk right after anything but an unfinished chunk, or an
-// assistant/message with sourceEventSeqs [] and no true `interrupted`.
-function attemptStarts(log) {
+// assistant/message with sourceEventSeqs [] and no true `interrupted`. Events outside the core
+// vocabulary end no attempt ("an implementation may log [them] at any time").
+function attemptStarts(log, core) {
   const starts = [];
   let inside = false;
   log.forEach((event, seq) => {
     const type = isObject(event) ? event.type : undefined;
+    if (!core.has(type)) return;
     const data = isObject(event) ? event.data : undefined;
     if (type === "assistant/chunk") {
       if (!inside) starts.push(seq);
@@ -874,7 +876,7 @@ function checkRequests(log, requests, sessionId, constants) {
   });
   // The pairing: each request with the attempt starting at its dispatchSeq, or after events
   // outside the core vocabulary only (ROOT-MODEL).
-  const attempts = attemptStarts(log).filter((seq) => seq >= live);
+  const attempts = attemptStarts(log, core).filter((seq) => seq >= live);
   const unrequested = (seq, why) => violation(-1, seq, "attempt", `the attempt starting at seq ${seq} has no reported request (${why})`);
   requests.forEach((entry, index) => {
     const seq = dispatchOf(entry);

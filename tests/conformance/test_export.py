@@ -240,7 +240,8 @@ def test_the_node_runner_rejects_a_wrong_gallery_harness(
 #: each with a contract whose cases include those it fails.
 FOLD_OR_INVARIANT_ONLY = [
     ("SnapshotLoggedNotSent", "LOOP-RUNTIME-CONTEXT"),
-    ("AnswerUsageLoggedAsNull", "ROOT-MODEL"),
+    # (AnswerUsageLoggedAsNull was one until `loop/the-streams-usage-is-on-its-assistant-message`
+    # gave its departure an expectation.)
     # Its requests hold the logged messages in another key order: 79 cases, all by the invariant.
     ("RebuiltMessages", "PROMPT-HEADER-CHANGE-TEST"),
 ]
