@@ -259,16 +259,18 @@ def _same_tools(expected: Json, observed: Json) -> bool:
 
 
 def _same_header(expected: Json, observed: Json) -> bool:
-    """A header observation (PROMPT-HEADER-CANONICAL): every field equal as a JSON value, key
-    order not compared (config's is not fixed), but each tool schema's ``parameters`` in the same
-    key order (integer-like keys aside, as for every tool list). "No header" is ``null``, or the
-    key left out of an otherwise empty observation (`_compare_fields`)."""
+    """A header observation (PROMPT-HEADER-CANONICAL): every field but ``tools`` equal as a JSON
+    value, key order not compared (config's is not fixed); the tool list as JSON text, every key
+    order of each schema counted (integer-like keys aside, which JavaScript lists first):
+    PROTOCOL.md, "each tool schema as JSON text (its key order counts)", as the header equality
+    compares tools ("each pair serializing to the same JSON (key order included)"). "No header" is
+    ``null``, or the key left out of an otherwise empty observation (`_compare_fields`)."""
     if expected is None or observed is None:
         return expected is observed
     if not isinstance(observed, dict):
         return False
-    tools = expected.get("tools"), observed.get("tools")
-    return strict_equal(expected, observed) and (tools == (None, None) or _same_tools(*tools))
+    rest = ({k: v for k, v in header.items() if k != "tools"} for header in (expected, observed))
+    return strict_equal(*rest) and same_json_text(expected.get("tools"), observed.get("tools"))
 
 
 def _same_events(expected: Json, observed: Json) -> bool:
@@ -389,6 +391,10 @@ def _under(
 #: Version of `RULES`, `FIELD_RULES` and the log view (conformance/export/COMPARISON.md): bumped
 #: whenever a rule's meaning changes, so that a runner in another language refuses an export it
 #: does not know instead of judging it wrongly.
+#: 2: `wire-failure` compares an HTTP failure's `status` and `requestId` (protocol 1.2), the
+#: `header` field rule a header's tools as JSON text, `wire-request` an expected header sent once;
+#: an op's observation must have that op's shape, and `null-or-absent`/`header` read a missing key
+#: as `null` only in an otherwise empty observation.
 COMPARISON_VERSION: Final = 2
 
 #: Comparison rule name → comparison of a whole expectation with a whole observation.

@@ -3,7 +3,8 @@
 `conformance.judge.case.compare` hands an expectation here when it holds one of the keys of
 `WIRE_COMPARISONS`:
 
-- ``request``: the URL and method exactly, each expected header (names case-insensitive; more
+- ``request``: the URL and method exactly, each expected header once, with its value (names
+  case-insensitive, so two sent names differing only in letter case are that header twice; more
   headers may be sent), and the body as a JSON value *with key order*: CONTRACTS.md says "Bodies
   are compared across implementations as JSON values with key order (numbers by value, strings by
   value), not as bytes".
@@ -61,12 +62,12 @@ def compare_request(expected: Json, observed: Json) -> str | None:
     ]
     headers = got.get("headers")
     if isinstance(headers, dict):
-        sent = {str(name).lower(): value for name, value in headers.items()}
-        problems += [
-            f"header {name}: expected {_show(value)}, got {_show(sent.get(name))}"
-            for name, value in expected.get("headers", {}).items()
-            if sent.get(name) != value
-        ]
+        # An expected header is sent once: two names that differ only in letter case are the same
+        # header sent twice (HTTP names are case-insensitive), whichever value comes last.
+        for name, value in expected.get("headers", {}).items():
+            sent = [v for key, v in headers.items() if str(key).lower() == name]
+            if sent != [value]:
+                problems.append(f"header {name}: expected {_show(value)} once, got {_show(sent)}")
     else:
         problems.append(f"headers: expected an object, got {_show(headers)}")
     if "body" in expected:

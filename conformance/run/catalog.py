@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import importlib
 import itertools
+import json
 import pkgutil
 import re
 import shutil
@@ -26,6 +27,7 @@ import conformance
 
 from ..cases import all_cases
 from ..harness.protocol import CAPABILITIES, PROTOCOL_VERSION, run_message
+from ..harness.zone import HARNESS_TZ
 from ..judge.case import (
     COMPARISON_VERSION,
     CONTRACT_IDS,
@@ -38,19 +40,36 @@ from ..judge.case import (
 from ..judge.expected_requests import fixed_requests
 from ..judge.invariant import INVARIANT_CONTRACTS
 from ..judge.jsontext import dumps
+from ..judge.logfold import RULES as FOLD_RULES
 from ..judge.logview import ABSENT, CORE_TYPES, SESSION
 from ..requirements import EXAMPLE_TEST, catalog, requirements_naming, requirements_of
 from ..scenarios.loopscenario import ANY_TEXT
+from ..scenarios.scenario import (
+    RUNTIME_CONTEXT_CLEARED,
+    RUNTIME_CONTEXT_OWNER,
+    RUNTIME_CONTEXT_PREAMBLE,
+)
 
 Json = Any
 
 #: The export's own version: bumped when a file's shape changes (conformance/export/*.schema.json).
 #: 3: a `request-invariant` suite check carries the requests the case's expectations fix.
-EXPORT_FORMAT: Final = 3
-#: What ``export-cases`` copies beside the cases: the comparison rules, the schemas of the files,
-#: and the Node runner that proves the export is enough.
-_EXPORT_FILES: Final = ("COMPARISON.md", "case.schema.json", "index.schema.json", "runner.mjs")
-_EXPORT_SOURCE: Final = Path(__file__).parents[1] / "export"
+#: 4: the log fold and the request invariant are the `final-observe` rule, so `suiteChecks` is
+#: empty; a case carries `runText` (the line to send) and `expectedRequests`; index.json names the
+#: answer schema, the harness's environment and the fold's constants.
+EXPORT_FORMAT: Final = 4
+#: The rule of the ``observe`` op the suite appends for each agent of a loop case.
+FINAL_OBSERVE: Final = "final-observe"
+#: What ``export-cases`` copies beside the cases: the comparison rules, the schemas of the files
+#: and of the answers, and the Node runner that proves the export is enough.
+_EXPORT_SOURCES: Final = {
+    **{
+        name: Path(__file__).parents[1] / "export" / name
+        for name in ("COMPARISON.md", "case.schema.json", "index.schema.json", "runner.mjs")
+    },
+    "protocol.schema.json": Path(__file__).parents[1] / "harness" / "protocol.schema.json",
+}
+_EXPORT_FILES: Final = tuple(_EXPORT_SOURCES)
 PROPERTIES_NOTE: Final = (
     "Property tests (Hypothesis) generate their cases while they run, and the other tests (golden "
     "files, HTTP to the suite's own server, timing, the live cache check) need the suite around "
@@ -69,25 +88,25 @@ def checked_contracts(case: Case) -> tuple[str, ...]:
     return tuple(dict.fromkeys(case.contracts + (INVARIANT_CONTRACTS if case.agents() else ())))
 
 
-def suite_checks(case: Case) -> list[dict[str, Json]]:
-    """The checks of ``case`` that need the suite's own fold of a log (`conformance.judge.logfold`,
-    `conformance.judge.invariant`): which ops' observations they read, for which contracts. The
-    request check also carries the requests the case's own expectations fix (the messages each
-    must hold, derived from an expected log by the suite's fold, `fixed_requests`), which any
-    runner can compare, or says why the case fixes none."""
+def final_observe(case: Case) -> dict[str, Json]:
+    """The expectation of the ``observe`` op the suite appends for each agent: the log fold
+    (`conformance.judge.logfold`) breaking no rule of ``foldContracts`` — the case's own contracts
+    (``test_example``) and the invariant's (``test_loop_invariant``) — and the request invariant
+    (`conformance.judge.invariant`), both defined in COMPARISON.md for any runner."""
+    contracts = dict.fromkeys((*case.contracts, *INVARIANT_CONTRACTS))
+    return {"rule": FINAL_OBSERVE, "value": {"foldContracts": list(contracts)}}
+
+
+def expected_requests(case: Case) -> dict[str, Json]:
+    """For a loop case, the requests its own expectations fix (derived from an expected log by the
+    suite's fold, `fixed_requests`), or why it fixes none; nothing for another case."""
     if not case.agents():
-        return []
-    finals = list(range(len(case.ops), len(case.ops) + len(case.agents())))
+        return {}
     fixed, why = fixed_requests(list(case.ops))
-    invariant: dict[str, Json] = {
-        "check": "request-invariant",
-        "ops": finals,
-        "contracts": list(INVARIANT_CONTRACTS),
-        "expectedRequests": [requests.as_json() for requests in fixed],
-    }
+    found: dict[str, Json] = {"expectedRequests": [requests.as_json() for requests in fixed]}
     if why is not None:
-        invariant["notFixed"] = why
-    return [{"check": "log-fold", "ops": finals, "contracts": list(case.contracts)}, invariant]
+        found["notFixed"] = why
+    return found
 
 
 def properties(contracts: frozenset[str] = frozenset()) -> list[dict[str, Json]]:
@@ -293,10 +312,12 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
         "protocol": PROTOCOL_VERSION,
         "capabilities": list(CAPABILITIES),
         "contracts": list(CONTRACT_IDS),
+        "answerSchema": "protocol.schema.json",
+        "harness": {"environment": {"TZ": HARNESS_TZ}},
         "comparison": {
             "version": COMPARISON_VERSION,
             "document": "COMPARISON.md",
-            "rules": sorted(RULES),
+            "rules": sorted([*RULES, FINAL_OBSERVE]),
             "fieldRules": FIELD_RULES,
             "defaultFieldRule": "json-value",
             "logView": {
@@ -304,6 +325,14 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
                 "session": SESSION,
                 "absent": ABSENT,
                 "anyText": ANY_TEXT,
+            },
+            "logFold": {
+                "rules": FOLD_RULES,
+                "runtimeContext": {
+                    "owner": RUNTIME_CONTEXT_OWNER,
+                    "preamble": RUNTIME_CONTEXT_PREAMBLE,
+                    "cleared": RUNTIME_CONTEXT_CLEARED,
+                },
             },
         },
         "note": PROPERTIES_NOTE,
@@ -313,8 +342,8 @@ def export(directory: Path, contracts: frozenset[str] = frozenset()) -> int:
     if directory.exists() and not directory.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "it is not a directory", str(directory))
     directory.mkdir(parents=True, exist_ok=True)
-    for name in _EXPORT_FILES:
-        shutil.copyfile(_EXPORT_SOURCE / name, directory / name)
+    for name, source in _EXPORT_SOURCES.items():
+        shutil.copyfile(source, directory / name)
     for name, document in documents.items():
         _write(directory / name, document)
     return len(chosen)
@@ -326,14 +355,20 @@ def file_name(case_id: str) -> str:
 
 
 def exported_case(case: Case) -> dict[str, Json]:
-    """One case file: the exact ``run`` message the suite sends, and per op of it the comparison
-    rule and the expectation (``null``: not checked)."""
-    finals = [{"rule": "final-observe", "value": None}] * len(case.agents())
+    """One case file: the ``run`` message the suite sends, as a value and as the exact line of
+    JSON text the suite writes (``runText``: a re-serialization may change a number, such as a
+    400-digit integer a double cannot hold), and per op of it the comparison rule and the
+    expectation (``null``: not checked). ``suiteChecks`` (checks only the suite can make) is
+    empty: COMPARISON.md defines every check."""
+    run = run_message(case.id, case.sent_scenario())
     return {
         **_summary(case),
-        "run": run_message(case.id, case.sent_scenario()),
-        "expected": [_expectation(op) for op in case.ops] + finals,
-        "suiteChecks": suite_checks(case),
+        "run": run,
+        "runText": json.dumps(run),
+        "expected": [_expectation(op) for op in case.ops]
+        + [final_observe(case)] * len(case.agents()),
+        "suiteChecks": [],
+        **expected_requests(case),
     }
 
 

@@ -69,6 +69,13 @@ def check(impl: Implementation, case: Case) -> list[Json]:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
+    _fail_on(case, observations, example_problems(case, observations, finals), case.contracts)
+    return observations
+
+
+def example_problems(case: Case, observations: list[Json], finals: dict[str, Json]) -> list[str]:
+    """What `check` fails ``case`` for: the expectations, and the rules of the case's contracts
+    that the suite's fold of each agent's final log breaks."""
     problems = case_problems(case, observations)
     for agent, final in finals.items():
         if _final_problem(final) is None:
@@ -77,8 +84,7 @@ def check(impl: Implementation, case: Case) -> list[Json]:
                 for violation in fold_log(final["log"], seeded_length(final["log"])).violations
                 if violation.contract in case.contracts
             ]
-    _fail_on(case, observations, problems, case.contracts)
-    return observations
+    return problems
 
 
 def check_invariant(impl: Implementation, case: Case) -> None:
@@ -90,10 +96,18 @@ def check_invariant(impl: Implementation, case: Case) -> None:
     """
     __tracebackhide__ = True
     observations, finals = _run(impl, case)
+    _fail_on(case, observations, invariant_problems(case, finals), INVARIANT_CONTRACTS)
+
+
+def invariant_problems(case: Case, finals: dict[str, Json]) -> list[str]:
+    """What `check_invariant` fails a loop case for: every request against its agent's final log
+    (`check_requests`), and the rules of the invariant's contracts the fold of that log breaks."""
     contracts = INVARIANT_CONTRACTS
     problems = []
     if len(finals) != len(case.agents()):
-        problems.append(f"expected one observation per op and per agent, got {len(observations)}")
+        problems.append(
+            f"expected one observation per op and per agent, got {len(finals)} final observations"
+        )
     for agent, final in finals.items():
         problem = _final_problem(final)
         if problem is not None:
@@ -108,7 +122,7 @@ def check_invariant(impl: Implementation, case: Case) -> None:
             for violation in fold_log(log, seeded_length(log)).violations
             if violation.contract in contracts
         ]
-    _fail_on(case, observations, problems, contracts)
+    return problems
 
 
 def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]:
@@ -120,7 +134,6 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
         # retrying a crashing or hanging implementation only makes the run slower.
         raise impl.latched_error
     require_capabilities(impl, case.requires)
-    agents = case.agents()
     scenario = case.sent_scenario()
     with _running(impl, case.id):
         outcome = impl.run(case.id, scenario)
@@ -132,11 +145,17 @@ def _run(impl: Implementation, case: Case) -> tuple[list[Json], dict[str, Json]]
             f"{case.id} ({', '.join(case.contracts)}): {outcome.reason}{context}"
         )
         raise impl.latched_error
-    observations = outcome.observations
+    return split_finals(case, outcome.observations)
+
+
+def split_finals(case: Case, observations: Json) -> tuple[Json, dict[str, Json]]:
+    """The observations of the case's own ops, and for a loop case the final ``observe`` of every
+    agent (none when the implementation answered with another number of observations)."""
+    agents = case.agents()
     if (
         not agents
         or not isinstance(observations, list)
-        or len(observations) != len(scenario["ops"])
+        or len(observations) != len(case.ops) + len(agents)
     ):
         return observations, {}
     count = len(case.ops)

@@ -105,6 +105,16 @@ class TestCompareSessionObservations:
         assert compare(s.header(header), {"header": tool_reordered}) is not None
         assert compare(s.header(header), {"header": {**header, "system": "S"}}) is not None
 
+    def test_a_header_tool_schema_keeps_its_own_key_order(self) -> None:
+        """PROTOCOL.md, HEADER: "each tool schema as JSON text (its key order counts)": unlike an
+        assembly's tools, whose schema keys a harness orders itself."""
+        header = {"config": {"provider": "p", "model": "m"}, "tools": [SCHEMA]}
+        schema_reordered = {key: SCHEMA[key] for key in reversed(list(SCHEMA))}
+        assert list(schema_reordered) != list(SCHEMA)
+        problem = compare(s.header(header), {"header": {**header, "tools": [schema_reordered]}})
+        assert problem is not None and "header" in problem
+        assert compare(s.header(header), {"header": {**header, "tools": [dict(SCHEMA)]}}) is None
+
     def test_none_is_null_or_a_missing_key(self) -> None:
         assert compare(s.header(None), {"header": None}) is None
         assert compare(s.header(None), {}) is None

@@ -108,6 +108,17 @@ def test_every_request_difference_is_reported() -> None:
         assert part in problem, problem
 
 
+def test_an_expected_header_sent_twice_in_two_letter_cases_fails() -> None:
+    """HTTP header names are case-insensitive: `Accept` and `accept` are one header sent twice,
+    whichever value comes last (the comparison used to keep the last one)."""
+    expected = {"headers": {"accept": "a"}}
+    once = {"request": {"headers": {"Accept": "a", "x-other": "1"}}}
+    twice = {"request": {"headers": {"Accept": "b", "accept": "a"}}}
+    assert compare_request(expected, once) is None
+    problem = compare_request(expected, twice)
+    assert problem is not None and "header accept" in problem and "once" in problem
+
+
 def test_wire_goldens_judge_the_three_contractual_headers_only() -> None:
     sent = {
         "method": "POST",
