@@ -511,12 +511,12 @@ UNREACHED: Final = {
     "QuotaWordingReadFieldByField": "a generated error body never splits the quota wording "
     "across two fields: each wording is within one (`Insufficient Balance` in the message, "
     "`insufficient_quota` in the code), and joining the fields with `XX XX` leaves it whole "
-    "(1,200 wire scenarios of seed 0 showed no divergence)",
+    "(1,200 wire and 1,200 http scenarios of seed 0 showed no divergence)",
     "RetryAfterOnAClockAhead": "its fast clock is the one the adapter reads over HTTP, and no "
     "generated scenario makes that clock matter: the wire family's `deepseek-http-error` gives "
     "the clock as `nowMs`, and the http family's `Retry-After` dates are all past ones "
-    "(`AVOIDED`), still past by a clock 20 days ahead (1,200 wire scenarios of seed 0 showed no "
-    "divergence)",
+    "(`AVOIDED`), still past by a clock 20 days ahead (1,200 wire and 1,200 http scenarios of "
+    "seed 0 showed no divergence)",
     "AbortedCodeLoggedAsError": "no generated reply fails with code ABORTED (a reply's failure "
     "is SERVER or RATE_LIMIT, a resolution's AUTH): generation still avoids it while no cancel "
     "is under way (`AVOIDED`), though PROTOCOL.md's REPLY now gives it kind `aborted` (4,700 "
