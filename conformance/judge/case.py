@@ -261,10 +261,11 @@ def _same_tools(expected: Json, observed: Json) -> bool:
 def _same_header(expected: Json, observed: Json) -> bool:
     """A header observation (PROMPT-HEADER-CANONICAL): every field but ``tools`` equal as a JSON
     value, key order not compared (config's is not fixed); the tool list as JSON text, every key
-    order of each schema counted (integer-like keys aside, which JavaScript lists first):
-    PROTOCOL.md, "each tool schema as JSON text (its key order counts)", as the header equality
-    compares tools ("each pair serializing to the same JSON (key order included)"). "No header" is
-    ``null``, or the key left out of an otherwise empty observation (`_compare_fields`)."""
+    order of each schema counted (integer-like keys aside, which JavaScript lists first). So says
+    PROTOCOL.md's HEADER ("each tool schema as JSON text (its key order counts)"), as the header
+    equality compares tools ("each pair serializing to the same JSON (key order included)"). "No
+    header" is ``null``, or the key left out of an otherwise empty observation
+    (`_compare_fields`)."""
     if expected is None or observed is None:
         return expected is observed
     if not isinstance(observed, dict):
