@@ -299,12 +299,6 @@ FOUND_UNDER: Final = {
         "the smallest case shows it in what a gated listener in the agent's own scope received "
         "(`received`, filed under the scoped layers): its context carries no agent",
     ),
-    "BuildFailureAsksTheRequestErrorDecision": (
-        "ROOT-MODEL",
-        "the smallest case shows it in `hook-calls`, which has no contract of its own (the loop "
-        "family's ROOT-MODEL files it): a route-less agent's request build fails, and the "
-        "request-error decision is recorded as asked about that failure where it must not be",
-    ),
     "NoAdapterRemembered": (
         "PROMPT-STEP-BOUNDARY",
         "the smallest case shows it in the turn after `register-adapter` for the agent's "

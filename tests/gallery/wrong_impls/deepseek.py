@@ -910,6 +910,7 @@ def LastDataLineWins(field, self, line):
     "deepseek/http-retry-after-seconds-bounds",
     "test_deepseek_http[deepseek-http/error-responses]",
     "deepseek/http-retry-after-date-one-millisecond-ahead",
+    "test_deepseek_http[deepseek-http/retry-after-date-a-day-ahead-on-the-clock]",
 )
 @patched(failures, "error_code")
 def RateLimitUnmapped(code_of, status, detail):
