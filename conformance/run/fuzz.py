@@ -55,6 +55,8 @@ from ..requirements import EXAMPLE_TEST
 from ..requirements.requirement import split_test_key
 from .baseline import BaselineFile
 from .catalog import cases, exported_case, file_name, other_tests, properties
+from .exits import FOUND, OK, UNUSABLE
+from .files import write_whole
 from .options import seconds, see
 
 #: How a divergence is matched with the known ones (the command's ``--help`` says it).
@@ -230,11 +232,11 @@ def _fuzz(
             sys.stderr.write(
                 f"dsh-conformance fuzz: {side.label}: the handshake failed: {error}{said}\n"
             )
-            return 2
+            return UNUSABLE
     families = tuple(f for f in families_for(*declared) if not args.family or f in args.family)
     if not families:
         sys.stderr.write("dsh-conformance fuzz: no scenario family both implementations run\n")
-        return 2
+        return UNUSABLE
     if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         # Hypothesis's own caches (the constants of the code it runs) would go to `.hypothesis`
         # in the working directory: the suite's cache directory instead.
@@ -260,7 +262,7 @@ def _fuzz(
         side.check_schema = True
     _summary(run, impl.label, against.label, known)
     if run.shrunk is None:
-        return 0
+        return OK
     case = as_case(run.shrunk, impl=impl.label, against=against.label, seed=args.seed)
     family = run.shrunk.family
     stem = args.out / file_name(case.id)
@@ -286,11 +288,11 @@ def _fuzz(
     except OSError as error:
         reason = error.strerror or str(error)
         sys.stderr.write(f"dsh-conformance fuzz: cannot write the case to {args.out}: {reason}\n")
-        return 2
+        return UNUSABLE
     out(f"written: {' and '.join(str(path) for path in files)}\n")
     if family == "http":
         out(f"{NOT_EXPORTED}\n")
-    return 1
+    return FOUND
 
 
 def _write(files: dict[Path, str]) -> None:
@@ -300,7 +302,7 @@ def _write(files: dict[Path, str]) -> None:
     try:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            write_whole(path, text)
             written.append(path)
     except BaseException:  # an OSError, or Ctrl-C between the two files
         for path in written:

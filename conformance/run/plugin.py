@@ -34,6 +34,7 @@ from ..judge.jsontext import printable
 from . import distributed
 from .baseline import BaselineFile
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
+from .files import write_whole
 from .interrupt import Latch
 from .options import OPTIONS
 from .progress import Watch
@@ -487,14 +488,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def _written(terminalreporter: Any, path: str, text: str) -> bool:
-    """Write ``text`` to ``path``; one that cannot be written (a full disk, ``/proc``) is one
-    line, never a traceback that loses the run's verdict (issue 37), and a regular file left
-    half-written is removed."""
+    """Write ``text`` to ``path`` (`write_whole`); one that cannot be written (a full disk,
+    ``/proc``) is one line, never a traceback that loses the run's verdict (issue 37)."""
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        write_whole(Path(path), text)
     except OSError as error:
-        if Path(path).is_file():
-            Path(path).unlink(missing_ok=True)
         reason = error.strerror or str(error)
         terminalreporter.write_line(f"dsh-conformance: cannot write {path}: {reason}")
         return False

@@ -21,12 +21,13 @@ on standard error (exit status 2) before anything is written.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Final
 
 from .compare import compare
+from .exits import OK, UNUSABLE
+from .files import write_whole
 from .markdown import comparison, markdown
 from .merged import SummaryError, load
 from .options import see
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
         help="OLD.json NEW.json: what changed between two runs of one implementation",
     )
     args = parser.parse_args(argv)
-    status = 0
+    status = OK
     try:
         if args.compare and len(args.reports) != 2:
             raise SummaryError(f"--compare takes OLD.json NEW.json, not {len(args.reports)}")
@@ -80,26 +81,18 @@ def main(argv: list[str]) -> int:
             sys.stdout.write(text)
         else:
             _write_whole(Path(args.output), text)
-        status = 0 if changes is None else changes.gate
+        status = OK if changes is None else changes.gate
     except SummaryError as error:
         print(f"dsh-conformance summary: {error}", file=sys.stderr)
-        return 2
+        return UNUSABLE
     return status
 
 
 def _write_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` all at once: a reader never sees half a page, and a failed
-    write leaves nothing behind."""
+    """`write_whole`, its failure one `SummaryError` line."""
     if path.is_dir():
         raise SummaryError(f"{path}: is a directory; give a file name")
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
-        try:
-            with temporary.open("x", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, path)
-        except OSError:
-            temporary.unlink(missing_ok=True)
-            raise
+        write_whole(path, text)
     except OSError as error:
         raise SummaryError(f"{path}: cannot write it ({error.strerror or error})") from None
