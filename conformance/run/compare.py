@@ -21,14 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from .merged import Json, Summary, SummaryError, counts_text
+from .exits import FOUND, OK
+from .merged import ABSENT, Json, Summary, SummaryError, counts_text
+from .report import FAILING
 
-#: Outcomes of a test that fails, expected or not.
-FAILS: Final = ("failed", "errored", "expected failure")
 PASSES: Final = ("passed", "stale baseline")
 #: Failing outcomes that gate a comparison (a baseline did not expect them).
 GATING: Final = ("failed", "errored")
-ABSENT: Final = "absent"
 
 
 @dataclass(frozen=True)
@@ -58,8 +57,8 @@ class Comparison:
 
     @property
     def gate(self) -> int:
-        """1 when a test newly fails or errors unexpected by NEW's baseline, else 0."""
-        return int(any(change.new in GATING for change in self.newly_failing))
+        """`FOUND` when a test newly fails or errors unexpected by NEW's baseline, else `OK`."""
+        return FOUND if any(change.new in GATING for change in self.newly_failing) else OK
 
     def changed(self) -> bool:
         lists = (self.newly_failing, self.newly_passing, self.new_tests, self.removed_tests)
@@ -83,9 +82,9 @@ def compare(summary: Summary) -> Comparison:
         before = old[test]["outcome"] if test in old else ABSENT
         after = new[test]["outcome"] if test in new else ABSENT
         change = Change(test, before, after, new.get(test, {}).get("baseline"))
-        if after in FAILS and before not in FAILS:
+        if after in FAILING and before not in FAILING:
             found.newly_failing.append(change)
-        elif after in PASSES and before in FAILS:
+        elif after in PASSES and before in FAILING:
             found.newly_passing.append(change)
         elif before != after and ABSENT not in (before, after):
             found.other.append(change)

@@ -35,6 +35,8 @@ from .report import DECIDED, OUTCOMES, PROBLEMS, RAN, READABLE_FORMATS, REPORT_F
 Json = Any
 
 _ORDER: Final = {contract: index for index, contract in enumerate(CONTRACT_IDS)}
+#: The outcome of a test a run did not collect.
+ABSENT: Final = "absent"
 #: Where the tests of a contract go when the report names none of that contract's requirements.
 NO_REQUIREMENT: Final = ""
 
@@ -66,7 +68,7 @@ class Row:
     def outcome(self, label: str) -> str:
         """The outcome ``label`` had, or ``absent`` when its run did not collect the test."""
         cell = self.cells.get(label)
-        return "absent" if cell is None else cell.outcome
+        return ABSENT if cell is None else cell.outcome
 
     def disagree(self, labels: list[str]) -> bool:
         """Whether the implementations that ran the test had different outcomes (a test one run

@@ -68,6 +68,8 @@ DECIDED: Final[tuple[Outcome, ...]] = (
     "expected failure",
     "stale baseline",
 )
+#: Outcomes of a test that fails, expected (a baseline lists it) or not.
+FAILING: Final[tuple[Outcome, ...]] = ("failed", "errored", "expected failure")
 #: Outcomes that fail the run, and so are listed with their message under the table.
 PROBLEMS: Final[tuple[Outcome, ...]] = ("failed", "errored", "stale baseline")
 
@@ -236,8 +238,9 @@ class Report:
         failed or errored, and every test the run's baseline listed that still failed, with the
         reason its line gave. A listed test that passed (stale) is left out: writing the file
         again is how a baseline catches up."""
-        fails = ("failed", "errored", "expected failure")
-        reasons = {r.test: r.baseline or "" for r in self.of(implementation) if r.outcome in fails}
+        reasons = {
+            r.test: r.baseline or "" for r in self.of(implementation) if r.outcome in FAILING
+        }
         header = f"# expected failures of {implementation}, written by dsh-conformance\n"
         return header + "".join(
             f"{key}  # {reasons[key]}\n" if reasons[key] else f"{key}\n" for key in sorted(reasons)
