@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,6 +40,22 @@ def _command(harness: Path = HARNESS) -> str:
     return f"{NODE} {harness}"
 
 
+def _suite(tmp_path: Path, harness: Path, *options: str) -> dict[str, object]:
+    """Run the suite on ``harness`` (exit 0 required) and return its implementation's report."""
+    report = tmp_path / f"{harness.parent.name}.json"
+    run = subprocess.run(
+        [*RUNNER, "--impl", _command(harness), *options, "--conformance-json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    (implementation,) = json.loads(report.read_text())["implementations"]
+    found: dict[str, object] = implementation
+    return found
+
+
 @needs_node
 def test_the_first_harness_passes_smoke_and_its_one_case(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -47,17 +64,8 @@ def test_the_first_harness_passes_smoke_and_its_one_case(
     out = capsys.readouterr().out
     assert "  smoke/render: protocol ok, case skipped" in out
     assert "  smoke/unknown-op: ok" in out
-    report = tmp_path / "first.json"
     case = "registry/builtin-sections-by-default"
-    run = subprocess.run(
-        [*RUNNER, "--impl", _command(FIRST), "--case", case, "--conformance-json", str(report)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    (implementation,) = json.loads(report.read_text())["implementations"]
+    implementation: Any = _suite(tmp_path, FIRST, "--case", case)
     ran = {
         r["test"]: r["outcome"] for r in implementation["results"] if r["outcome"] != "deselected"
     }
@@ -76,16 +84,7 @@ def test_smoke_accepts_the_example(capsys: pytest.CaptureFixture[str]) -> None:
 
 @needs_node
 def test_the_suite_says_both_contracts_conform_and_skips_the_rest(tmp_path: Path) -> None:
-    report = tmp_path / "node.json"
-    run = subprocess.run(
-        [*RUNNER, "--impl", _command(), "-q", "--conformance-json", str(report)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    (implementation,) = json.loads(report.read_text())["implementations"]
+    implementation: Any = _suite(tmp_path, HARNESS, "-q")
     for contract in CONTRACTS:
         counts = implementation["contracts"][contract]
         assert counts["verdict"] == "conforms", (contract, counts)

@@ -52,6 +52,16 @@ def CompactClipsTheEnd(compact, self, agent, op):
     return compact(self, agent, {**op, "end": min(op["end"], last)})
 
 
+#: The cases a `"usage": null` fails, for either of the two entries below: their expectations
+#: and the suite's request check.
+_USAGE_NOT_NULL = (
+    "loop/usage-is-never-logged-as-null",
+    "test_loop_invariant[loop/usage-is-never-logged-as-null]",
+    "loop/the-streams-usage-is-on-its-assistant-message",
+    "test_loop_invariant[loop/the-streams-usage-is-on-its-assistant-message]",
+)
+
+
 class _UsageLoggedAsNull(WrongLoop):
     """An `assistant/message` whose stream reported usage is logged with `"usage": null` (the
     mutants `Agent.step` 71 and `Agent._attempt` 42): ``interrupted`` says which messages."""
@@ -74,24 +84,12 @@ class _UsageLoggedAsNull(WrongLoop):
         return Nulling(**options)
 
 
-@wrong(
-    ROOT,
-    "loop/usage-is-never-logged-as-null",
-    "test_loop_invariant[loop/usage-is-never-logged-as-null]",
-    "loop/the-streams-usage-is-on-its-assistant-message",
-    "test_loop_invariant[loop/the-streams-usage-is-on-its-assistant-message]",
-)
+@wrong(ROOT, *_USAGE_NOT_NULL)
 class AnswerUsageLoggedAsNull(_UsageLoggedAsNull):
     """A successful attempt's `assistant/message` carries `"usage": null`."""
 
 
-@wrong(
-    ROOT,
-    "loop/usage-is-never-logged-as-null",
-    "test_loop_invariant[loop/usage-is-never-logged-as-null]",
-    "loop/the-streams-usage-is-on-its-assistant-message",
-    "test_loop_invariant[loop/the-streams-usage-is-on-its-assistant-message]",
-)
+@wrong(ROOT, *_USAGE_NOT_NULL)
 class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
     """A cancelled stream's interrupted `assistant/message` carries `"usage": null`."""
 
