@@ -473,6 +473,12 @@ class Subprocess(Implementation):
                 self._blame_previous(show(extra[0]))
 
 
+#: What `load_implementation` raises for a spec that names nothing usable (no module or
+#: attribute, no ``handle``, no program, a driver whose import or construction raised:
+#: `DriverUnusable` is a `ValueError`): every command catches these, and only these, to say so.
+UNLOADABLE: Final = (ImportError, AttributeError, TypeError, ValueError)
+
+
 def load_implementation(
     spec: str,
     timeout: float = DEFAULT_TIMEOUT,

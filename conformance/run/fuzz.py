@@ -48,7 +48,7 @@ from ..fuzz.found import (
 from ..fuzz.generate import FAMILIES
 from ..fuzz.known import Known, explainer, parse_known
 from ..harness.protocol import DEFAULT_TIMEOUT, ProtocolError
-from ..harness.transport import Implementation, in_process, load_implementation
+from ..harness.transport import UNLOADABLE, Implementation, in_process, load_implementation
 from ..judge.case import Case
 from ..judge.jsontext import dumps
 from ..requirements import EXAMPLE_TEST
@@ -192,7 +192,7 @@ def _loaded(
     object) is a usage error naming the option, before anything runs (exit status 2)."""
     try:
         return load_implementation(spec, timeout, isolated=isolated)
-    except (ImportError, AttributeError, TypeError, ValueError) as error:
+    except UNLOADABLE as error:
         parser.error(f"{option} {spec!r}: {error}")
 
 

@@ -27,7 +27,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ..harness.protocol import PROTOCOL_VERSION
-from ..harness.transport import Implementation, InProcess, in_process, load_implementation
+from ..harness.transport import (
+    UNLOADABLE,
+    Implementation,
+    InProcess,
+    in_process,
+    load_implementation,
+)
 from ..harness.zone import problems as zone_problems
 from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
@@ -139,7 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 isolated=isolated,
                 start_timeout=config.getoption("--start-timeout"),
             )
-        except (ImportError, AttributeError, TypeError, ValueError) as error:
+        except UNLOADABLE as error:
             raise pytest.UsageError(f"--impl {spec!r}: {error}") from error
         if impl.label in implementations:
             raise pytest.UsageError(f"--impl {spec!r} is given twice")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ..harness.protocol import DEFAULT_TIMEOUT
-from ..harness.transport import load_implementation
+from ..harness.transport import UNLOADABLE, load_implementation
 from ..judge.case import Case
 from .execute import ConformanceFailure, ImplementationErrored, check
 from .exits import FOUND, OK, UNUSABLE
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
         return _unusable(parser, f"{args.file}: not a case file of export-cases or fuzz: {error}")
     try:
         impl = load_implementation(args.impl, timeout=args.case_timeout)
-    except (ImportError, AttributeError, TypeError, ValueError) as error:
+    except UNLOADABLE as error:
         return _unusable(parser, f"--impl {args.impl!r}: {error}")
     out = sys.stdout.write
     try:

@@ -18,7 +18,7 @@ from typing import Any, Final, TextIO
 
 from ..cases import all_cases
 from ..harness.protocol import CAPABILITIES, DEFAULT_TIMEOUT, Handshake, ProtocolError
-from ..harness.transport import Implementation, load_implementation
+from ..harness.transport import UNLOADABLE, Implementation, load_implementation
 from ..judge.jsontext import dumps
 from .execute import case_problems, failure_message, format_context
 from .exits import FOUND, OK, UNUSABLE
@@ -86,7 +86,7 @@ def _start(
     JSON, ``{"handshake": null, "error", "context"}``, as ``info --json`` promises JSON)."""
     try:
         impl = load_implementation(spec, timeout=timeout)
-    except (ImportError, AttributeError, TypeError, ValueError) as error:
+    except UNLOADABLE as error:
         sys.stderr.write(f"cannot load {spec!r}: {error}\n")
         return UNUSABLE
     if not as_json:
