@@ -1,7 +1,7 @@
 """What one answer costs the suite, however wide or deep a harness makes it (issue 22).
 
 Prints, for answers of growing size up to the 8 MiB line limit, the suite's own work on one answer
-line as the subprocess transport does it (`conformance.judge.nesting`, ``json.loads``, the count
+line as the subprocess transport does it (`dsh_conformance.judge.nesting`, ``json.loads``, the count
 check of `parse_outcome`, `check_answer`), beside the Python floor for that line (one
 ``json.loads``), the ratio, and the growth exponent over the 10x range of sizes. Then the schema
 check by ``jsonschema`` alone (what `check_answer` did before) beside ``jsonschema-rs``, the
@@ -26,9 +26,9 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from conformance.harness.protocol import parse_outcome
-from conformance.harness.validate import check_answer, schema
-from conformance.judge.nesting import nesting_problem
+from dsh_conformance.harness.protocol import parse_outcome
+from dsh_conformance.harness.validate import check_answer, schema
+from dsh_conformance.judge.nesting import nesting_problem
 
 REPEATS = 3
 LIMIT = 8 * 1024 * 1024
@@ -55,7 +55,7 @@ def answer_line(size: int) -> str:
 
 
 def suite_work(line: str) -> None:
-    """The suite's work on one answer line (`conformance.harness.transport.Subprocess`)."""
+    """The suite's work on one answer line (`dsh_conformance.harness.transport.Subprocess`)."""
     assert nesting_problem(line) is None
     answer = json.loads(line)
     parse_outcome(answer, "c", 1)
@@ -117,7 +117,7 @@ def wide_contract_run() -> None:
     command = [
         sys.executable,
         "-m",
-        "conformance.run.runner",
+        "dsh_conformance.run.runner",
         "--impl",
         f"{sys.executable} {BROKEN} wide",
         "--contract",

@@ -4,7 +4,7 @@ Writes a real-shaped session log (one loop instance: a header, then turns of a u
 streamed text chunks, a tool call and its result of about 1 KB, and a final answer) of each size
 into a temporary directory, then times, each in a fresh process:
 
-- ``check-log`` on it (every rule of `conformance.judge.logfold` checked),
+- ``check-log`` on it (every rule of `dsh_conformance.judge.logfold` checked),
 - the Python floor: one ``json.loads`` per line of the same file,
 - and, to show where the rest goes, check-log's reading alone: its lines parsed as it parses
   them (noting repeated keys and non-integer numbers), no rule checked,
@@ -47,7 +47,7 @@ WORDS = "the quick brown fox jumps over the lazy dog while the agent reads a fil
 #: Run in a fresh process: ``check-log`` or the floor on a file; prints seconds and peak KiB.
 CHILD = """
 import json, resource, sys, time
-from conformance.run.check_log import check_file
+from dsh_conformance.run.check_log import check_file
 import io
 path, what = sys.argv[1], sys.argv[2]
 start = time.process_time()
@@ -56,7 +56,7 @@ if what == "check-log":
     status = check_file(path, sink, sink)
     assert status == 0, sink.getvalue()[:2000]
 elif what == "read":
-    from conformance.run.check_log import _read
+    from dsh_conformance.run.check_log import _read
     with open(path, "rb") as file:
         for entry in _read(path, file):
             assert entry.unreadable is None

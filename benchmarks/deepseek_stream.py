@@ -1,10 +1,10 @@
 """How fast, and how linear, is the DeepSeek stream path? (PROMPT-DEEPSEEK-WIRE, issue 19)
 
-`reference.deepseek.translate_stream` turns response bytes into stream chunks: SSE decoding (with
-an incremental UTF-8 decoder and a line buffer that survives any split) and the delta translation.
-For each read size (1 byte, 64 bytes, 4 KiB) it translates answers of n = 1000 and 10000 text
-deltas, beside the Python floor for the same bytes: the reads joined, decoded once, and one
-``json.loads`` per event (`floor`). It prints the figures, their ratio and the growth exponent
+`dsh_reference.deepseek.translate_stream` turns response bytes into stream chunks: SSE decoding
+(with an incremental UTF-8 decoder and a line buffer that survives any split) and the delta
+translation. For each read size (1 byte, 64 bytes, 4 KiB) it translates answers of n = 1000 and
+10000 text deltas, beside the Python floor for the same bytes: the reads joined, decoded once, and
+one ``json.loads`` per event (`floor`). It prints the figures, their ratio and the growth exponent
 (`benchmarks/figures.py`): linear work gives 1; a translator that rebuilt its block text on every
 delta would give far more for long answers. A script that prints figures, not a test.
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from figures import best_times, growth_exponent, table
 
-from reference.deepseek import translate_stream
+from dsh_reference.deepseek import translate_stream
 
 SIZES = (1000, 10000)
 READ_SIZES = (1, 64, 4096)

@@ -20,11 +20,11 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 
-from conformance.fuzz.engine import RUNNERS, fuzz, run_scenario
-from conformance.fuzz.generate import FAMILIES, scenarios
-from conformance.fuzz.oracles import differences, expectations, self_check
-from conformance.harness.transport import load_implementation
-from reference.harness import CAPABILITIES, Driver
+from dsh_conformance.fuzz.engine import RUNNERS, fuzz, run_scenario
+from dsh_conformance.fuzz.generate import FAMILIES, scenarios
+from dsh_conformance.fuzz.oracles import differences, expectations, self_check
+from dsh_conformance.harness.transport import load_implementation
+from dsh_reference.harness import CAPABILITIES, Driver
 
 SAMPLE = 100
 

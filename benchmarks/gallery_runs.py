@@ -57,7 +57,7 @@ def one_process_each(outdir: str, chosen: list[Job]) -> None:
         command = [
             sys.executable,
             "-m",
-            "conformance.run.runner",
+            "dsh_conformance.run.runner",
             "--impl",
             f"wrong_impls:{driver}",
         ]
@@ -75,7 +75,7 @@ def forked(outdir: str, chosen: list[Job]) -> None:
 def bare_starts(_outdir: str, chosen: list[Job]) -> None:
     """The floor: one interpreter per job that imports the runner and exits."""
     for _ in chosen:
-        command = [sys.executable, "-c", "import conformance.run.runner"]
+        command = [sys.executable, "-c", "import dsh_conformance.run.runner"]
         subprocess.run(command, env=ENV, check=True)
 
 

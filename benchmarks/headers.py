@@ -5,9 +5,9 @@ the log's (PROMPT-HEADER-CANONICAL); the tool schemas dominate. Two figures, for
 tool schemas, each beside the Python floor for the same question, two ``json.dumps`` of the two
 headers and ``==``, timed interleaved in CPU time (`figures.best_times`):
 
-- canonicalize + compare (issue 36, goal: within 1.2x): `reference.canonical_header` of an equal
+- canonicalize + compare (issue 36, goal: within 1.2x): `dsh_reference.canonical_header` of an equal
   header built separately and frozen (a header as the log holds it: `canonical_header` reuses
-  frozen values, "a frozen value is its own snapshot"), then `reference.headers_equal` with the
+  frozen values, "a frozen value is its own snapshot"), then `dsh_reference.headers_equal` with the
   log's header;
 - the same from a plain draft, as the loop builds one from the step's assembly, with the header
   in force given (`canonical_header(draft, in_force=...)`): tools written alike are the header
@@ -28,8 +28,8 @@ from typing import Any
 
 from figures import best_times, table
 
-from reference import canonical_header, headers_equal
-from reference.jsonvalue import frozen
+from dsh_reference import canonical_header, headers_equal
+from dsh_reference.jsonvalue import frozen
 
 SIZES = (5, 20, 80)
 

@@ -1,13 +1,13 @@
 """Does a loop turn cost the same whatever the length of the history? (issue 19, goal 1)
 
-Runs one reference agent (`reference.loop.Agent`, scripted adapter, a runtime context and a tool
+Runs one reference agent (`dsh_reference.loop.Agent`, scripted adapter, a runtime context and a tool
 round trip every fifth turn) and times each of the 25 turns that follow 10, 100 and 1000 turns of
 history, over three agents; the figure is the median turn (the machine is shared: a turn that
 loses the processor to another program is an outlier, not a cost). The anchor of each
 figure is the same at 10 turns: the log keeps its messages frozen and its derived messages
 up to date, so a request copies a list of references and nothing more (goal: within 1.2x).
 
-Then the suite's own request check (`conformance.judge.invariant.check_requests`) runs over the
+Then the suite's own request check (`dsh_conformance.judge.invariant.check_requests`) runs over the
 log of the first 10 and 100 turns. It compares every request's messages with the log's as JSON
 text, so its time per request grows with the history by nature; its anchor is two ``json.dumps``
 of the last request's messages (the floor for comparing them as text).
@@ -27,10 +27,10 @@ from typing import Any
 
 from figures import best_time, table
 
-from conformance.judge.invariant import check_requests
-from reference import PromptRegistry, Scope, SessionLog
-from reference.loop import Agent, ToolCall, ToolOutcome, user_message
-from reference.model_adapter import ScriptedAdapter, ScriptedReply
+from dsh_conformance.judge.invariant import check_requests
+from dsh_reference import PromptRegistry, Scope, SessionLog
+from dsh_reference.loop import Agent, ToolCall, ToolOutcome, user_message
+from dsh_reference.model_adapter import ScriptedAdapter, ScriptedReply
 
 HISTORIES = (10, 100, 1000)
 #: The check is quadratic in total (each request holds the history): two sizes, 10x apart.

@@ -1,6 +1,6 @@
 """Mutation testing: how much of the reference model does the conformance suite alone pin down?
 
-Every mutant of ``reference/`` (mutmut) is judged by the conformance suite only — the example
+Every mutant of ``dsh_reference/`` (mutmut) is judged by the conformance suite only — the example
 cases and the properties, against the reference in-process, as ``dsh-conformance`` runs them —
 never by the project's own unit tests. A surviving mutant is a wrong implementation the suite
 lets pass, unless it is *equivalent* (nothing the protocol can observe changes);
@@ -13,18 +13,19 @@ ones and left out of the score. A mutant that makes the suite time out counts as
 mutant in code that no conformance test reaches ("no tests") counts as a survivor.
 
 It takes long on two cores, so it never runs in CI, and it runs module by module: name the modules
-to mutate (a module or a package, e.g. ``reference.session`` or ``reference.harness``; the loop
-half by default, ``--all`` for every module). mutmut runs each mutant against only the tests that
-reach the mutated function. It never touches the checkout: it copies ``reference/``,
-``conformance/`` and the golden files into a work directory, writes mutmut's configuration there,
-and runs mutmut from a virtual environment of its own; the work directory keeps mutmut's results
-and its map of which tests reach which function, so a later run over other modules reuses them:
+to mutate (a module or a package, e.g. ``dsh_reference.session`` or ``dsh_reference.harness``; the
+loop half by default, ``--all`` for every module). mutmut runs each mutant against only the tests
+that reach the mutated function. It never touches the checkout: it copies ``dsh_reference/``,
+``dsh_conformance/`` and the golden files into a work directory, writes mutmut's configuration
+there, and runs mutmut from a virtual environment of its own; the work directory keeps mutmut's
+results and its map of which tests reach which function, so a later run over other modules reuses
+them:
 
     python3 -m venv /tmp/mutvenv
     /tmp/mutvenv/bin/pip install mutmut==3.8.1 'pytest>=9.2,<10' 'hypothesis>=6.170,<7' \\
         'syrupy>=7,<8' 'respx>=0.23.1,<0.24' 'httpx>=0.28.1,<0.29' 'jsonschema>=4.26,<5' \\
         'jsonschema-rs>=0.61.2,<0.62'
-    nice -n 10 python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut reference.session
+    nice -n 10 python benchmarks/mutation.py --mutmut /tmp/mutvenv/bin/mutmut dsh_reference.session
 
 After cases are added, ``--survivors`` runs again only the mutants the last run left undetected
 and the list does not explain.
@@ -47,24 +48,24 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 
 #: The loop half of the reference (issue 15): what drives a turn and what a loop writes.
 LOOP_HALF: Final = (
-    "reference.session",
-    "reference.header",
-    "reference.runtime_context",
-    "reference.loop",
-    "reference.inbox",
-    "reference.harness",
-    "reference.deepseek",
+    "dsh_reference.session",
+    "dsh_reference.header",
+    "dsh_reference.runtime_context",
+    "dsh_reference.loop",
+    "dsh_reference.inbox",
+    "dsh_reference.harness",
+    "dsh_reference.deepseek",
 )
 
 CONFIG: Final = """\
 [tool.mutmut]
-source_paths = ["reference/"]
-also_copy = ["conformance/"]
+source_paths = ["dsh_reference/"]
+also_copy = ["dsh_conformance/"]
 pytest_add_cli_args = [
-    "-p", "conformance.run.plugin", "-c", "conformance/pytest.ini", "--rootdir", ".",
+    "-p", "dsh_conformance.run.plugin", "-c", "dsh_conformance/pytest.ini", "--rootdir", ".",
     "--impl", "reference", "-p", "no:cacheprovider", "-q",
 ]
-pytest_add_cli_args_test_selection = ["conformance/"]
+pytest_add_cli_args_test_selection = ["dsh_conformance/"]
 """
 
 #: mutmut's exit-code meanings (``mutmut.stats.status_by_exit_code``), folded into what counts.
@@ -88,11 +89,11 @@ def equivalent() -> dict[str, str]:
 def prepare(workdir: Path) -> None:
     """The current code, suite and goldens in the work directory; mutmut's results stay."""
     ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache")
-    for package in ("reference", "conformance"):
+    for package in ("dsh_reference", "dsh_conformance"):
         shutil.rmtree(workdir / package, ignore_errors=True)
         shutil.copytree(ROOT / package, workdir / package, ignore=ignore)
-    # Where an installed suite finds its goldens (conformance/run/goldens.py looks there first).
-    shutil.copytree(ROOT / "golden", workdir / "conformance" / "golden", ignore=ignore)
+    # Where an installed suite finds its goldens (dsh_conformance/run/goldens.py looks there first).
+    shutil.copytree(ROOT / "golden", workdir / "dsh_conformance" / "golden", ignore=ignore)
     (workdir / "pyproject.toml").write_text(CONFIG, encoding="utf-8")
 
 
@@ -101,7 +102,7 @@ def run(mutmut: str, workdir: Path, children: int, names: list[str]) -> None:
     function."""
     # CI selects hypothesis' deterministic profile, so a mutant is judged the same every time.
     # The time zone needs nothing here: the suite calls the mutated reference in the harness's
-    # zone whatever the machine's is (conformance.harness.zone), so a date read in local time
+    # zone whatever the machine's is (dsh_conformance.harness.zone), so a date read in local time
     # (an asctime Retry-After, PROMPT-DEEPSEEK-WIRE: "all GMT") shows on a UTC machine too.
     env = {**os.environ, "CI": "1"}
     command = [mutmut, "run", "--max-children", str(children), *names]
@@ -109,14 +110,14 @@ def run(mutmut: str, workdir: Path, children: int, names: list[str]) -> None:
 
 
 def module_of(name: str) -> str:
-    """``reference.harness.loop`` for ``reference.harness.loop.xǁLoopǁrun__mutmut_3``."""
+    """``dsh_reference.harness.loop`` for ``dsh_reference.harness.loop.xǁLoopǁrun__mutmut_3``."""
     return name.split(".x", 1)[0]
 
 
 def results(workdir: Path, modules: list[str]) -> dict[str, str]:
     """The status of every mutant of ``modules``, read from the ``.meta`` files mutmut leaves."""
     statuses: dict[str, str] = {}
-    for meta in sorted((workdir / "mutants" / "reference").rglob("*.py.meta")):
+    for meta in sorted((workdir / "mutants" / "dsh_reference").rglob("*.py.meta")):
         exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         for name, code in exit_codes.items():
             if any(f"{module_of(name)}.".startswith(f"{m}.") for m in modules):
@@ -183,7 +184,7 @@ def main() -> int:
     parser.add_argument(
         "modules", nargs="*", default=list(LOOP_HALF), help="modules or packages to mutate"
     )
-    parser.add_argument("--all", action="store_true", help="mutate every module of reference/")
+    parser.add_argument("--all", action="store_true", help="mutate every module of dsh_reference/")
     parser.add_argument("--mutmut", default="mutmut", help="the mutmut executable to use")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/dsh-mutation"))
     parser.add_argument("--max-children", type=int, default=2)

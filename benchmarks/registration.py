@@ -17,7 +17,7 @@ import time
 
 from figures import table
 
-from reference import PromptRegistry, Scope
+from dsh_reference import PromptRegistry, Scope
 
 SIZES = (1000, 10000)
 REPEATS = 5

@@ -1,6 +1,6 @@
 """Do render and assemble run at the Python floor? (issue 19, goal 4)
 
-Render: `reference.render.interpolate` on normal text (n units of a literal run and a `{{name}}`
+Render: `dsh_reference.render.interpolate` on normal text (n units of a literal run and a `{{name}}`
 reference, n = 1000 and 10000) beside one ``re.sub`` pass over the same text that replaces each
 group by a dict lookup, the floor for any Python renderer (goal: within 1.3x).
 
@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 from figures import best_times, table
 
-from reference import PromptRegistry
-from reference.render import SECTION_JOINER, interpolate, render_prompt
+from dsh_reference import PromptRegistry
+from dsh_reference.render import SECTION_JOINER, interpolate, render_prompt
 
 T = TypeVar("T")
 VARIABLES = {"name": "Ann", "model": "deepseek-chat", "tool_count": "3"}

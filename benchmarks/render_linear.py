@@ -1,4 +1,4 @@
-"""Is `reference.render.interpolate` linear in the text length, and at its floor?
+"""Is `dsh_reference.render.interpolate` linear in the text length, and at its floor?
 
 PROMPT-STRICT-RENDER: "A conforming renderer MUST be linear in the text length (the upstream's
 rescan for `}}` is quadratic on inputs with many lone `{{`; ours must not be)."
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from figures import best_times, load_average, table
 from render_floor import one_sub
 
-from reference.render import interpolate
+from dsh_reference.render import interpolate
 
 BASE_N = 4_000
 SCALE = 16

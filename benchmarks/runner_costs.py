@@ -33,10 +33,10 @@ from collections.abc import Callable
 
 from figures import table
 
-from conformance.cases import all_cases
-from conformance.harness import transport
-from conformance.harness.transport import InProcess, load_implementation
-from reference.harness import Driver
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness import transport
+from dsh_conformance.harness.transport import InProcess, load_implementation
+from dsh_reference.harness import Driver
 
 ROUNDS = 9
 CALLS = (20, 200)
@@ -82,7 +82,7 @@ def validation_rows() -> list[tuple[int, float, float]] | None:
     """Checking one answer against the schema, beside one ``json.dumps`` of it (``None`` before
     run-time validation existed)."""
     try:
-        from conformance.harness.validate import check_answer
+        from dsh_conformance.harness.validate import check_answer
     except ImportError:
         return None
     answer = Driver().handle(json.loads(json.dumps(CASE_MESSAGE)))
@@ -155,11 +155,11 @@ def main() -> None:
         f"anchor: a bare interpreter start, {bare * 1000:.1f} ms; ratio {start / bare:.2f}"
     )
     harness, metadata = (
-        interpreter_start("import reference.harness"),
+        interpreter_start("import dsh_reference.harness"),
         interpreter_start("import importlib.metadata"),
     )
     print(
-        f"  of which importing reference.harness: {(harness - bare) * 1000:.1f} ms; "
+        f"  of which importing dsh_reference.harness: {(harness - bare) * 1000:.1f} ms; "
         f"importlib.metadata alone: {(metadata - bare) * 1000:.1f} ms"
     )
 

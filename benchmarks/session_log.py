@@ -2,7 +2,7 @@
 
 Appends n events — user and assistant messages, chunks, plugin events, and a replace of the two
 oldest visible nodes every 50 events (compaction-like) — to `reference.SessionLog`, then folds the
-same log with the suite's own `conformance.judge.logfold`, for n = 2000 and 20000 events. Each
+same log with the suite's own `dsh_conformance.judge.logfold`, for n = 2000 and 20000 events. Each
 figure is printed per event beside its Python floor (`benchmarks/figures.py`): for the append, the
 same events as dicts in a list and the surface as a list of seqs (`PlainLog`); for the fold, one
 pass over the events that reads every value and keeps that surface (`plain_fold`). A replace is
@@ -20,8 +20,8 @@ from typing import Any, Protocol, TypeVar
 
 from figures import best_times, table
 
-from conformance.judge.logfold import fold_log
-from reference import SessionLog, SurfaceReplace
+from dsh_conformance.judge.logfold import fold_log
+from dsh_reference import SessionLog, SurfaceReplace
 
 SIZES = (2000, 20000)
 

@@ -22,7 +22,7 @@ from typing import Any
 from figures import best_times, table
 from session_log import build
 
-from reference import SessionLog
+from dsh_reference import SessionLog
 
 SIZES = (1_000, 10_000, 100_000)
 GOAL = 2.0

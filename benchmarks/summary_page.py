@@ -18,8 +18,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
-from conformance.run.merged import load
-from conformance.run.page import page
+from dsh_conformance.run.merged import load
+from dsh_conformance.run.page import page
 
 LOADS = 5
 QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync"]

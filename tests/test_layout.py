@@ -1,10 +1,10 @@
 """The shape of the tree: imports run one way, and no module grows past a reader's reach.
 
-The packages of `conformance/` are layered (its ``__init__`` docstring draws the map): a package
-imports only the packages `LAYERS` lets it, and no two modules import each other, directly or
-around a circle. `reference/` has no package layers to speak of, but no circle either. A module of
-more than `LONG` lines says in its docstring why it is one module (`LONG_REASON`). The import
-graph is read from the source (``ast``), so the test sees imports inside functions too.
+The packages of `dsh_conformance/` are layered (its ``__init__`` docstring draws the map): a package
+imports only the packages `LAYERS` lets it, and no two modules import each other, directly or around
+a circle. `dsh_reference/` has no package layers to speak of, but no circle either. A module of more
+than `LONG` lines says in its docstring why it is one module (`LONG_REASON`). The import graph is
+read from the source (``ast``), so the test sees imports inside functions too.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: What each package of `conformance/` may import (besides itself). ``""`` is the package's own
+#: What each package of `dsh_conformance/` may import (besides itself). ``""`` is the package's own
 #: ``__init__`` (it re-exports the protocol version and the case type); ``test`` stands for the
-#: suite's test modules at its top (``conformance/test_*.py``), which may import anything.
+#: suite's test modules at its top (``dsh_conformance/test_*.py``), which may import anything.
 LAYERS: dict[str, frozenset[str]] = {
     "test": frozenset(
         {"", "run", "cases", "deepseek", "fuzz", "harness", "requirements", "judge", "scenarios"}
@@ -128,7 +128,7 @@ def _layer(module: str) -> str:
     return "test" if parts[1].startswith("test_") else parts[1]
 
 
-@pytest.mark.parametrize("package", ["conformance", "reference"])
+@pytest.mark.parametrize("package", ["dsh_conformance", "dsh_reference"])
 def test_no_module_imports_itself_around_a_circle(package: str) -> None:
     assert _circles(_graph(package)) == []
 
@@ -136,7 +136,7 @@ def test_no_module_imports_itself_around_a_circle(package: str) -> None:
 def test_conformance_packages_import_only_downwards() -> None:
     back_arrows = sorted(
         f"{module} -> {target}"
-        for module, targets in _graph("conformance").items()
+        for module, targets in _graph("dsh_conformance").items()
         for target in targets
         if _layer(target) != _layer(module) and _layer(target) not in LAYERS[_layer(module)]
     )
@@ -144,10 +144,10 @@ def test_conformance_packages_import_only_downwards() -> None:
 
 
 def test_every_conformance_package_has_a_layer() -> None:
-    assert {_layer(module) for module in _modules("conformance")} <= set(LAYERS)
+    assert {_layer(module) for module in _modules("dsh_conformance")} <= set(LAYERS)
 
 
-@pytest.mark.parametrize("package", ["conformance", "reference"])
+@pytest.mark.parametrize("package", ["dsh_conformance", "dsh_reference"])
 def test_a_long_module_says_why_it_is_one(package: str) -> None:
     unexplained = []
     for name, path in _modules(package).items():

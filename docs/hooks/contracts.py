@@ -1,6 +1,6 @@
 """MkDocs hook: the contract pages, generated from the requirement catalog at build time.
 
-One page per contract ID (`contracts/<ID>.md`): each requirement of `conformance.requirements`
+One page per contract ID (`contracts/<ID>.md`): each requirement of `dsh_conformance.requirements`
 with its text, its source sentence in CONTRACTS.md, and the cases and tests that check it, or the
 reason nothing can. Each case id links to its definition on a page per area (`cases/<area>.md`):
 why it exists, what it checks, and the exact `run` message with the expectation of each op, as
@@ -23,14 +23,14 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
-from conformance.cases import all_cases
-from conformance.deepseek.deepseek_http import HttpCase
-from conformance.deepseek.http_rules import ALL_HTTP_CASES
-from conformance.judge.case import CONTRACT_IDS, Case
-from conformance.judge.jsontext import dumps
-from conformance.requirements import catalog, data_file
-from conformance.requirements.requirement import split_test_key
-from conformance.run.catalog import checked_contracts, exported_case, other_tests, properties
+from dsh_conformance.cases import all_cases
+from dsh_conformance.deepseek.deepseek_http import HttpCase
+from dsh_conformance.deepseek.http_rules import ALL_HTTP_CASES
+from dsh_conformance.judge.case import CONTRACT_IDS, Case
+from dsh_conformance.judge.jsontext import dumps
+from dsh_conformance.requirements import catalog, data_file
+from dsh_conformance.requirements.requirement import split_test_key
+from dsh_conformance.run.catalog import checked_contracts, exported_case, other_tests, properties
 
 #: The suite's loopback server's address as the HTTP cases' pages show it (a run picks a port).
 LOOPBACK = "http://127.0.0.1:PORT"
@@ -218,7 +218,7 @@ def tests_page() -> str:
             "",
             text(test["why"]) or "(no docstring)",
             "",
-            f"**Module**: `conformance/{test['module']}.py`"
+            f"**Module**: `dsh_conformance/{test['module']}.py`"
             "<br>**Contracts**: " + ", ".join(contract_link(c, base) for c in test["contracts"]),
         ]
         if test["requirements"]:

@@ -1,8 +1,8 @@
 """MkDocs hook: files included from the repository's root, their links pointed at the site.
 
 `docs/changelog.md` includes the repository's CHANGELOG.md, whose links are written from the
-repository's root (`conformance/PROTOCOL.md`); on the site the same document is a page of its own
-(`PROTOCOL.md`, which includes it). For such a page this hook does the include itself (the
+repository's root (`dsh_conformance/PROTOCOL.md`); on the site the same document is a page of its
+own (`PROTOCOL.md`, which includes it). For such a page this hook does the include itself (the
 snippets extension would do it after link rewriting is possible) and points each link at the page,
 so that the file reads right in a checkout and `mkdocs build --strict` still checks every link.
 """
@@ -19,8 +19,8 @@ from mkdocs.structure.pages import Page
 
 #: Repository files the site carries as pages (each page includes its file), by path from the root.
 PAGES: Final = {
-    "conformance/PROTOCOL.md": "PROTOCOL.md",
-    "conformance/export/COMPARISON.md": "export/COMPARISON.md",
+    "dsh_conformance/PROTOCOL.md": "PROTOCOL.md",
+    "dsh_conformance/export/COMPARISON.md": "export/COMPARISON.md",
 }
 #: The pages that include a file written from the repository's root; they sit at docs/'s top.
 FROM_ROOT: Final = ("changelog.md",)

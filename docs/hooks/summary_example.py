@@ -43,7 +43,7 @@ def _run(
     arguments: list[str], env: dict[str, str], cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "conformance.run.runner", *arguments],
+        [sys.executable, "-m", "dsh_conformance.run.runner", *arguments],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -2,7 +2,7 @@
 // A conformance harness in JavaScript:
 //   dsh-conformance --impl "node examples/node-harness/harness.mjs"
 //
-// It speaks conformance/PROTOCOL.md over standard input and output, one JSON message per line:
+// It speaks dsh_conformance/PROTOCOL.md over standard input and output, one JSON message per line:
 // `start` is answered with the capabilities it declares, each `run` with one observation per op
 // (or `skipped`, or `errored`), and `stop` ends the process. It runs the cases of two contracts,
 // PROMPT-STRICT-RENDER and PROMPT-TOOL-ORDER, and answers every other case `skipped`, saying why.

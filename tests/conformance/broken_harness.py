@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 
-from reference.harness import Driver
+from dsh_reference.harness import Driver
 
 _START_MODES = {"crash-at-start", "log-before-started", "bad-handshake", "slow-start"}
 

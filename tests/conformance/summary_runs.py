@@ -47,7 +47,7 @@ def run(directory: Path, impl: str, report: str, *extra: str) -> Path:
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(GALLERY), os.environ.get("PYTHONPATH", "")]),
     }
-    command = [sys.executable, "-m", "conformance.run.runner", "--impl", impl]
+    command = [sys.executable, "-m", "dsh_conformance.run.runner", "--impl", impl]
     command += ["--contract", CONTRACT, "-k", "test_example", "--conformance-json", report]
     subprocess.run(
         [*command, *extra],
@@ -90,7 +90,7 @@ def make_runs(directory: Path) -> dict[str, list[str]]:
 
 def make_page(directory: Path, arguments: list[str]) -> str:
     """The page ``dsh-conformance summary ARGUMENTS --format html`` writes, run in ``directory``."""
-    command = [sys.executable, "-m", "conformance.run.runner", "summary", *arguments]
+    command = [sys.executable, "-m", "dsh_conformance.run.runner", "summary", *arguments]
     completed = subprocess.run(
         [*command, "--format", "html", "-o", "page.html"],
         cwd=directory,

@@ -30,7 +30,7 @@ import pytest
 from test_transport import assert_all_gone
 from warm_runner import WarmRunner
 
-from conformance.run.catalog import cases
+from dsh_conformance.run.catalog import cases
 
 #: Not in the fast subset (`-m "not slow"`):
 #: a broken harness process in every way, one run each.

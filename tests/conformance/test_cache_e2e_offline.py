@@ -16,9 +16,9 @@ import httpx
 import pytest
 import respx
 
-from conformance import test_cache_e2e as e2e
-from conformance.harness.transport import load_implementation
-from reference.deepseek import wire
+from dsh_conformance import test_cache_e2e as e2e
+from dsh_conformance.harness.transport import load_implementation
+from dsh_reference.deepseek import wire
 
 Json = Any
 BASE = "https://deepseek.test"

@@ -1,4 +1,4 @@
-"""How the suite compares observations with a case's expectations (`conformance.judge.case`).
+"""How the suite compares observations with a case's expectations (`dsh_conformance.judge.case`).
 
 The comparison decides pass or fail for every implementation, so its rules are pinned here:
 state ops default to ``{"ok": true}``, assemblies compare only the fields a case names (each one
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import all_cases
-from conformance.judge.case import Case, compare, expected_observation, mismatches
-from conformance.judge.logview import ABSENT
-from conformance.scenarios import scenario as s
+from dsh_conformance.cases import all_cases
+from dsh_conformance.judge.case import Case, compare, expected_observation, mismatches
+from dsh_conformance.judge.logview import ABSENT
+from dsh_conformance.scenarios import scenario as s
 
-PROTOCOL = Path(__file__).parents[2] / "conformance" / "PROTOCOL.md"
+PROTOCOL = Path(__file__).parents[2] / "dsh_conformance" / "PROTOCOL.md"
 SCHEMA = {"name": "t", "description": "", "parameters": {"b": 1, "a": 2}}
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import all_cases
-from conformance.judge.case import Case
+from dsh_conformance.cases import all_cases
+from dsh_conformance.judge.case import Case
 
 #: What each minor version's addition needs, found by a predicate over one object of a scenario.
 NEEDS: dict[str, tuple[str, Any]] = {

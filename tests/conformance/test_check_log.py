@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from sample_logs import CLEARED, HEADER, cleared, event, snapshot, tool_result, user, valid_log
 
-from conformance.judge.logfold import RULES
-from conformance.run.check_log import main
+from dsh_conformance.judge.logfold import RULES
+from dsh_conformance.run.check_log import main
 
 Log = list[Any]
 
@@ -373,7 +373,7 @@ def test_through_the_command_line_no_traceback(tmp_path: Path) -> None:
     )
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "conformance.run.runner", "check-log", *args]
+        command = [sys.executable, "-m", "dsh_conformance.run.runner", "check-log", *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
     assert cli(str(good)).returncode == 0
@@ -519,7 +519,7 @@ class TestSeqs:
 def test_standard_input(tmp_path: Path) -> None:
     """``-`` reads the log from standard input, named ``<stdin>``."""
     text = "".join(json.dumps(e) + "\n" for e in valid_log())
-    command = [sys.executable, "-m", "conformance.run.runner", "check-log", "-"]
+    command = [sys.executable, "-m", "dsh_conformance.run.runner", "check-log", "-"]
     done = subprocess.run(
         command, input=text, capture_output=True, text=True, timeout=120, check=False
     )
@@ -530,7 +530,7 @@ def test_a_deep_line_through_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "deep.jsonl"
     deep = "[" * 100_000 + "]" * 100_000
     path.write_text(f'{{"type": "x/p", "seq": 0, "time": 0, "data": {deep}}}\n', "utf-8")
-    command = [sys.executable, "-m", "conformance.run.runner", "check-log", str(path)]
+    command = [sys.executable, "-m", "dsh_conformance.run.runner", "check-log", str(path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stderr == (

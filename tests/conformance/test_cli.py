@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-import conformance
-from conformance.cases import all_cases
-from conformance.harness.protocol import CAPABILITIES, PROTOCOL_VERSION
-from conformance.judge.case import CONTRACT_IDS, compare, rule_of
-from conformance.requirements import catalog
-from conformance.run.runner import SUBCOMMANDS, main
-from reference.harness import Driver
+import dsh_conformance
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness.protocol import CAPABILITIES, PROTOCOL_VERSION
+from dsh_conformance.judge.case import CONTRACT_IDS, compare, rule_of
+from dsh_conformance.requirements import catalog
+from dsh_conformance.run.runner import SUBCOMMANDS, main
+from dsh_reference.harness import Driver
 
 #: Not in the fast subset (`-m "not slow"`):
 #: the command line, each in a process of its own.
@@ -56,7 +56,7 @@ def test_list_as_json_names_every_case_with_its_contracts_and_why(
     assert set(data["contracts"]) == set(CONTRACT_IDS)
     assert data["properties"] and "not exported" in data["note"]
     # Every test module of the suite is listed: the example cases, or its tests by name.
-    modules = {info.name for info in pkgutil.iter_modules(conformance.__path__)}
+    modules = {info.name for info in pkgutil.iter_modules(dsh_conformance.__path__)}
     listed = {test["module"] for test in data["properties"] + data["other"]}
     assert {m for m in modules if m.startswith("test_")} == listed | {"test_examples"}
     for counts in data["contracts"].values():
@@ -122,13 +122,13 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # so that the output cannot all fit
     process = subprocess.Popen(
-        [sys.executable, "-m", "conformance.run.runner", "--collect-only"],
+        [sys.executable, "-m", "dsh_conformance.run.runner", "--collect-only"],
         stdout=write_end,
         stderr=subprocess.PIPE,
     )
     os.close(write_end)
     with os.fdopen(read_end, "rb") as reader:
-        assert reader.readline().startswith(b"conformance/")
+        assert reader.readline().startswith(b"dsh_conformance/")
     _, stderr = process.communicate(timeout=120)
     assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
     assert process.returncode == 0
@@ -137,7 +137,7 @@ def test_a_reader_that_goes_away_ends_the_output_quietly() -> None:
 def test_help_and_version_need_no_extra() -> None:
     program = (
         "import sys; sys.modules['pytest'] = sys.modules['jsonschema'] = None; "
-        "from conformance.run.runner import main; sys.exit(main(['--help']))"
+        "from dsh_conformance.run.runner import main; sys.exit(main(['--help']))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False
@@ -197,7 +197,13 @@ def test_the_installed_cli_leaves_nothing_in_the_working_directory(tmp_path: Pat
     """Hypothesis's examples and caches go to the suite's cache directory, not ``./.hypothesis``."""
     cwd, cache = tmp_path / "work", tmp_path / "cache"
     cwd.mkdir()
-    command = [sys.executable, "-m", "conformance.run.runner", "--contract", "PROMPT-TOOL-ORDER"]
+    command = [
+        sys.executable,
+        "-m",
+        "dsh_conformance.run.runner",
+        "--contract",
+        "PROMPT-TOOL-ORDER",
+    ]
     completed = subprocess.run(
         [*command, "-k", "test_property"],
         capture_output=True,

@@ -11,14 +11,14 @@ import pytest
 import pytest_socket
 from jsonschema import Draft202012Validator
 
-import conformance
-from conformance.deepseek.deepseek_http import HTTP_CASES, HttpCase
-from conformance.deepseek.http_rules import RULE_CASES
-from conformance.deepseek.loopback import LoopbackServer, Scripted
-from conformance.harness.protocol import run_message
+import dsh_conformance
+from dsh_conformance.deepseek.deepseek_http import HTTP_CASES, HttpCase
+from dsh_conformance.deepseek.http_rules import RULE_CASES
+from dsh_conformance.deepseek.loopback import LoopbackServer, Scripted
+from dsh_conformance.harness.protocol import run_message
 
 SCHEMA = json.loads(
-    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+    (Path(dsh_conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
 )
 VALIDATOR = Draft202012Validator(SCHEMA)
 CASE = next(case for case in HTTP_CASES if case.id.endswith("stream-closed"))

@@ -1,4 +1,4 @@
-"""The requests a loop case's expectations fix (`conformance.judge.expected_requests`).
+"""The requests a loop case's expectations fix (`dsh_conformance.judge.expected_requests`).
 
 Each expected log here is written by hand, and so is what its requests must hold: the header's
 config fields and system, the derived messages (LOGGEDLOOP-REQUEST-INVARIANT: "`request.messages`
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from conformance.judge.expected_requests import (
+from dsh_conformance.judge.expected_requests import (
     NO_WHOLE_LOG,
     UNPLACED,
     fixed_requests,
 )
-from conformance.scenarios import loopscenario as lp
+from dsh_conformance.scenarios import loopscenario as lp
 
 Json = Any
 

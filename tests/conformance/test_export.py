@@ -1,5 +1,5 @@
 """``export-cases``: everything a runner in another language needs, proven by the Node runner
-(conformance/export/runner.mjs) written from COMPARISON.md alone."""
+(dsh_conformance/export/runner.mjs) written from COMPARISON.md alone."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from conformance.cases import all_cases
-from conformance.harness.protocol import CAPABILITIES
-from conformance.harness.zone import HARNESS_TZ
-from conformance.judge.case import COMPARISON_VERSION, CONTRACT_IDS, RULES
-from conformance.run.catalog import EXPORT_FORMAT, FINAL_OBSERVE, export
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness.protocol import CAPABILITIES
+from dsh_conformance.harness.zone import HARNESS_TZ
+from dsh_conformance.judge.case import COMPARISON_VERSION, CONTRACT_IDS, RULES
+from dsh_conformance.run.catalog import EXPORT_FORMAT, FINAL_OBSERVE, export
 
-EXPORT = Path(__file__).parents[2] / "conformance" / "export"
+EXPORT = Path(__file__).parents[2] / "dsh_conformance" / "export"
 GALLERY = Path(__file__).parents[1] / "gallery"
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(
@@ -29,7 +29,7 @@ needs_node = pytest.mark.skipif(
 
 
 #: The reference model's harness process.
-REFERENCE = f"{shlex.quote(sys.executable)} -c 'from reference.harness import main; main()'"
+REFERENCE = f"{shlex.quote(sys.executable)} -c 'from dsh_reference.harness import main; main()'"
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_every_file_matches_its_schema_and_names_known_rules(exported: Path) -> 
     assert used == set(index["comparison"]["rules"])  # type: ignore[index]
     for name in ("COMPARISON.md", "runner.mjs"):
         assert (exported / name).read_bytes() == (EXPORT / name).read_bytes()
-    answers = Path(__file__).parents[2] / "conformance" / "harness" / "protocol.schema.json"
+    answers = Path(__file__).parents[2] / "dsh_conformance" / "harness" / "protocol.schema.json"
     assert index["answerSchema"] == "protocol.schema.json"
     assert (exported / "protocol.schema.json").read_bytes() == answers.read_bytes()
 
@@ -187,7 +187,7 @@ def _gallery_harness(driver: str, after: str = "") -> str:
     a shell pipeline its answers go through."""
     code = (
         f"import sys; sys.path.insert(0, {str(GALLERY)!r}); from wrong_impls import {driver}; "
-        f"from reference.harness import serve; serve({driver}())"
+        f"from dsh_reference.harness import serve; serve({driver}())"
     )
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}{after}"
 

@@ -5,7 +5,7 @@ language (the `final-observe` rule); `runner.mjs --final` applies them to observ
 the violations as data. Here both are given the final observations of every loop case as the
 reference reports them, and many damaged copies of them (events dropped, swapped, duplicated or
 changed; requests moved, dropped or changed), and must find the same violations, rule by rule and
-seq by seq (`conformance.judge.logfold`, `conformance.judge.invariant`).
+seq by seq (`dsh_conformance.judge.logfold`, `dsh_conformance.judge.invariant`).
 
 The damage stays inside what both define alike: it touches no seeded event, where the suite's
 invariant folds a seed with the loop's rules (COMPARISON.md folds it as a seed, as "The session
@@ -26,12 +26,12 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import all_cases
-from conformance.harness.protocol import run_message
-from conformance.judge.invariant import check_requests
-from conformance.judge.logfold import fold_log, seeded_length
-from conformance.run.catalog import export
-from reference.harness import Driver
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness.protocol import run_message
+from dsh_conformance.judge.invariant import check_requests
+from dsh_conformance.judge.logfold import fold_log, seeded_length
+from dsh_conformance.run.catalog import export
+from dsh_reference.harness import Driver
 
 Json = Any
 NODE = shutil.which("node")

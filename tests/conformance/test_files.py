@@ -1,4 +1,4 @@
-"""Files the suite writes for a user (`conformance.run.files.write_whole`): whole or not at all,
+"""Files the suite writes for a user (`dsh_conformance.run.files.write_whole`): whole or not at all,
 never over what is not a regular file, through a symbolic link to its target."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_summary import implementation, write_report
 
-from conformance.run.files import write_whole
-from conformance.run.summary import main as summary
+from dsh_conformance.run.files import write_whole
+from dsh_conformance.run.summary import main as summary
 
 
 def _report(tmp_path: Path) -> str:

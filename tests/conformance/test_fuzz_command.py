@@ -25,20 +25,20 @@ import pytest
 from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
-from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.harness.transport import Implementation, load_implementation, parse_command
-from conformance.judge.case import Case
-from conformance.run.catalog import exported_case
-from conformance.run.execute import ConformanceFailure
-from conformance.run.fuzz import _write
-from conformance.run.runner import main
-from conformance.test_deepseek_http import check_http
+from dsh_conformance.deepseek.loopback import allow_loopback_sockets
+from dsh_conformance.harness.transport import Implementation, load_implementation, parse_command
+from dsh_conformance.judge.case import Case
+from dsh_conformance.run.catalog import exported_case
+from dsh_conformance.run.execute import ConformanceFailure
+from dsh_conformance.run.fuzz import _write
+from dsh_conformance.run.runner import main
+from dsh_conformance.test_deepseek_http import check_http
 
 GALLERY = Path(__file__).parents[1] / "gallery"
 sys.path.insert(0, str(GALLERY))
 from fuzz_runs import problems, served  # noqa: E402 - the gallery's own module
 
-EXPORT = Path(__file__).parents[2] / "conformance" / "export"
+EXPORT = Path(__file__).parents[2] / "dsh_conformance" / "export"
 #: A gallery entry the wire family finds at once, and the contract the gallery rejects it under
 #: (`wrong_impls.WRONG_IMPLEMENTATIONS`): a leading BOM kept as part of the first field name.
 WRONG = "BomKept"
@@ -97,7 +97,7 @@ def fuzz_command(warm: WarmRunner | None, root: Path, *args: str) -> Ran:
         status, _ = warm.run(["fuzz", *args], stdout, stderr, limit=300, cwd=cwd, env=env)
     else:
         with stdout.open("w") as out, stderr.open("w") as err:
-            command = [sys.executable, "-m", "conformance.run.runner", "fuzz", *args]
+            command = [sys.executable, "-m", "dsh_conformance.run.runner", "fuzz", *args]
             env = {**os.environ, **env}
             ended = subprocess.run(command, cwd=cwd, env=env, stdout=out, stderr=err, timeout=300)
         status = ended.returncode
@@ -326,7 +326,7 @@ TWO_DEPARTURES = shlex.join(
         sys.executable,
         "-c",
         f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import wrong_impls as w; "
-        "from reference.harness import serve; "
+        "from dsh_reference.harness import serve; "
         "init = lambda self: [w.DuplicateNamesReplace.__init__(self), "
         "w.CodePointToolOrder.__init__(self)] and None; "
         "serve(type('Both', (w.DuplicateNamesReplace,), {'__init__': init})())",
@@ -385,7 +385,7 @@ def test_two_checkouts_of_one_harness_are_fuzzed_one_against_the_other(
 ) -> None:
     """Issue 35, regression gating: ``--impl NEW --against OLD`` where both are the same
     harness command run from two checkouts, one given by ``-C DIR``, the other by
-    ``PYTHONPATH=DIR`` (`conformance.harness.transport.parse_command`). The new checkout's
+    ``PYTHONPATH=DIR`` (`dsh_conformance.harness.transport.parse_command`). The new checkout's
     harness keeps a leading BOM (a gallery entry): fuzzing finds it against the old one, and
     the old one against itself (from its two specs) finds nothing."""
     checkouts = {"old": "Driver()", "new": "wrong_impls.BomKept()"}
@@ -393,7 +393,7 @@ def test_two_checkouts_of_one_harness_are_fuzzed_one_against_the_other(
         (tmp_path / name).mkdir()
         (tmp_path / name / "dsh_harness.py").write_text(
             f"import sys\nsys.path.insert(0, {str(GALLERY)!r})\nimport wrong_impls\n"
-            f"from reference.harness import Driver, serve\nserve({driver})\n",
+            f"from dsh_reference.harness import Driver, serve\nserve({driver})\n",
             encoding="utf-8",
         )
     python = shlex.quote(sys.executable)

@@ -1,4 +1,4 @@
-"""How a found divergence in an assembly is filed (`conformance.fuzz.found.contracts_of`): by
+"""How a found divergence in an assembly is filed (`dsh_conformance.fuzz.found.contracts_of`): by
 the error kinds when one side failed, by the field that differs otherwise (issue 21: the written
 case names the contract of the rule it breaks)."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance.fuzz.engine import Divergence
-from conformance.fuzz.found import contracts_of
-from conformance.fuzz.oracles import differences
+from dsh_conformance.fuzz.engine import Divergence
+from dsh_conformance.fuzz.found import contracts_of
+from dsh_conformance.fuzz.oracles import differences
 
 ASSEMBLE = {"op": "assemble", "assembly": "x", "scope": None, "expect": {}}
 

@@ -1,8 +1,8 @@
-"""The ``http`` fuzz family's machinery (`conformance.fuzz.http`): the runner answers each
+"""The ``http`` fuzz family's machinery (`dsh_conformance.fuzz.http`): the runner answers each
 ``loopback-received`` op with what reached that exchange's server, the self-check of a body's
 bytes fails where PROMPT-DEEPSEEK-WIRE's "as `JSON.stringify` writes it" is broken, and only
 there, and a found scenario is written as an `HttpCase` whose own checks judge what the
-self-check judged (`conformance.fuzz.found.http_case`)."""
+self-check judged (`dsh_conformance.fuzz.found.http_case`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from conformance.deepseek.loopback import Recorded, allow_loopback_sockets
-from conformance.fuzz.engine import Divergence
-from conformance.fuzz.found import as_case, http_case
-from conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, prefix_problems, run
-from conformance.fuzz.oracles import differences, expectations, self_check
-from conformance.harness.transport import load_implementation
+from dsh_conformance.deepseek.loopback import Recorded, allow_loopback_sockets
+from dsh_conformance.fuzz.engine import Divergence
+from dsh_conformance.fuzz.found import as_case, http_case
+from dsh_conformance.fuzz.http import PLACEHOLDER, RECEIVED, body_problems, prefix_problems, run
+from dsh_conformance.fuzz.oracles import differences, expectations, self_check
+from dsh_conformance.harness.transport import load_implementation
 
 _HELLO = b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
 _HELLO += b"data: [DONE]\n\n"
@@ -117,7 +117,7 @@ def _grown(first: bytes, second: bytes) -> list[str]:
 
 
 def test_a_grown_history_extends_the_serialized_messages() -> None:
-    """Judged as the suite's HTTP cases judge it (`conformance.judge.prefix_stability`): the
+    """Judged as the suite's HTTP cases judge it (`dsh_conformance.judge.prefix_stability`): the
     bytes up to the end of the last message stay, whitespace before the closing ``]`` aside (a
     pretty-printer's)."""
     raw = '{"model":"m","messages":[{"role":"user","content":"\u2014"}],"stream":true}'

@@ -1,4 +1,4 @@
-"""Known divergences (`conformance.fuzz.known`, issue 35): which divergences a list explains.
+"""Known divergences (`dsh_conformance.fuzz.known`, issue 35): which divergences a list explains.
 
 A divergence is explained when every contract ID its case would be filed under has an entry,
 and an entry's rule, when it gives one, is text of one of the divergence's problem lines.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.fuzz.engine import Divergence
-from conformance.fuzz.known import Known, explaining, parse_known
+from dsh_conformance.fuzz.engine import Divergence
+from dsh_conformance.fuzz.known import Known, explaining, parse_known
 
 #: A registry divergence at a `register` op (filed under PROMPT-REGISTRY-CONTRACT alone).
 DUPLICATE = Divergence(

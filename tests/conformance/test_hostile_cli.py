@@ -1,5 +1,5 @@
 """Careless and hostile use of ``dsh-conformance`` (issue 37): each reproducer gives one line and
-the documented exit status (`conformance.run.exits`), never a traceback, never a verdict that
+the documented exit status (`dsh_conformance.run.exits`), never a traceback, never a verdict that
 the implementation did not earn."""
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).parents[2]
-REFERENCE_HARNESS = f"{sys.executable} -c 'from reference.harness import main; main()'"
+REFERENCE_HARNESS = f"{sys.executable} -c 'from dsh_reference.harness import main; main()'"
 
 
 def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "conformance.run.runner", *args]
+    return [sys.executable, "-m", "dsh_conformance.run.runner", *args]
 
 
 def environment() -> dict[str, str]:
@@ -91,7 +91,7 @@ def run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
 
 BROKEN_DRIVERS = {
     "raising_driver": (
-        "from reference.harness import Driver\n"
+        "from dsh_reference.harness import Driver\n"
         "class Harness(Driver):\n"
         "    def __init__(self):\n"
         "        raise RuntimeError('no config file at ~/.harness')\n",
@@ -177,7 +177,8 @@ def test_a_missing_extra_is_named_by_every_command(tmp_path: Path, args: list[st
     (tmp_path / "session.jsonl").write_text("")
     blocked = "; ".join(f"sys.modules[{name!r}] = None" for name in EXTRA)
     program = (
-        f"import sys; {blocked}; from conformance.run.runner import main; sys.exit(main({args!r}))"
+        f"import sys; {blocked}; from dsh_conformance.run.runner import main; "
+        f"sys.exit(main({args!r}))"
     )
     done = subprocess.run(
         [sys.executable, "-c", program],
@@ -215,7 +216,7 @@ def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_p
     """H5: ``fuzz`` with an in-process driver that raises KeyboardInterrupt (as Ctrl-C does
     inside it): "interrupted", exit 2, and no case half-written to --out."""
     (tmp_path / "interrupted_driver.py").write_text(
-        "from reference.harness import Driver\n"
+        "from dsh_reference.harness import Driver\n"
         "class Harness(Driver):\n"
         "    def handle(self, message):\n"
         "        if message['type'] == 'run':\n"
@@ -254,7 +255,7 @@ def test_list_honours_case_and_refuses_unknown_options(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """M7: ``--list`` ignored ``--case`` and unknown options."""
-    from conformance.run.runner import main
+    from dsh_conformance.run.runner import main
 
     assert main(["--list", "--json", "--case", "registry/duplicate-*"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -304,7 +305,7 @@ def test_export_into_a_non_empty_directory_is_refused_unless_forced(
 ) -> None:
     """M8: export-cases overwrote files of a non-empty directory in silence. An empty or new
     directory, or a previous export, is written; another needs --force."""
-    from conformance.run.runner import main
+    from dsh_conformance.run.runner import main
 
     mine = tmp_path / "mine"
     mine.mkdir()

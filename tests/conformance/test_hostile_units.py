@@ -12,13 +12,13 @@ import pytest
 from sample_logs import valid_log
 from test_summary import implementation, write_report
 
-from conformance.cases import all_cases
-from conformance.harness.transport import InProcess
-from conformance.run.check_log import check_file
-from conformance.run.execute import check
-from conformance.run.report import Report, Result
-from conformance.run.summary import load, markdown
-from reference.harness import Driver
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness.transport import InProcess
+from dsh_conformance.run.check_log import check_file
+from dsh_conformance.run.execute import check
+from dsh_conformance.run.report import Report, Result
+from dsh_conformance.run.summary import load, markdown
+from dsh_reference.harness import Driver
 
 CONTRACT = "PROMPT-TOOL-ORDER"
 
@@ -128,7 +128,7 @@ def test_an_unreadable_line_causes_no_follow_on_violation(tmp_path: Path) -> Non
 def test_list_descriptions_are_whole_sentences() -> None:
     """Low: ``--list`` cut a test's description at its docstring's first line (mid-sentence),
     or left it empty for a test without one."""
-    from conformance.run.catalog import listing
+    from dsh_conformance.run.catalog import listing
 
     data = listing()
     for test in data["properties"] + data["other"]:
@@ -139,7 +139,7 @@ def test_list_descriptions_are_whole_sentences() -> None:
 
 def test_a_handshake_without_protocol_says_so() -> None:
     """Low: "speaks protocol None" when `started` lacks `protocol`."""
-    from conformance.harness.protocol import ProtocolError, parse_handshake
+    from dsh_conformance.harness.protocol import ProtocolError, parse_handshake
 
     with pytest.raises(ProtocolError, match="has no 'protocol'") as info:
         parse_handshake({"type": "started", "implementation": {"name": "x"}, "capabilities": []})
@@ -157,10 +157,10 @@ def test_the_comparison_counts_one_test_in_the_singular() -> None:
 
 def test_smokes_closing_hint_keeps_the_impl_given() -> None:
     """Low: smoke's closing hint said "run dsh-conformance", dropping the --impl given."""
-    from conformance.run import smoke
+    from dsh_conformance.run import smoke
 
     out = io.StringIO()
-    spec = "reference.harness:Driver"
+    spec = "dsh_reference.harness:Driver"
     assert smoke.main(["--impl", spec], out) == 0
     assert out.getvalue().splitlines()[-1].endswith(f"run: dsh-conformance --impl {spec}")
 

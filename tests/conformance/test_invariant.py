@@ -1,4 +1,5 @@
-"""The suite's own request check (`conformance.judge.invariant`) finds what it must, and only that.
+"""The suite's own request check (`dsh_conformance.judge.invariant`) finds what it must, and only
+that.
 
 The log and requests come from a hand-written run (`upstream/loop-and-session.md` §8.1 shape);
 each test breaks one thing and names the field the check must report.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.judge.invariant import attempt_starts, check_requests
+from dsh_conformance.judge.invariant import attempt_starts, check_requests
 
 CONFIG = {"provider": "p", "model": "m"}
 USER = {

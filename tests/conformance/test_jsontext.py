@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 
-from conformance.judge.case import Case, mismatches
-from conformance.judge.jsontext import dumps, printable, show
-from conformance.run.execute import failure_message
-from conformance.run.report import Report, Result
-from conformance.scenarios import scenario as s
+from dsh_conformance.judge.case import Case, mismatches
+from dsh_conformance.judge.jsontext import dumps, printable, show
+from dsh_conformance.run.execute import failure_message
+from dsh_conformance.run.report import Report, Result
+from dsh_conformance.scenarios import scenario as s
 
 LONE = "\ud800 and \udfff"
 

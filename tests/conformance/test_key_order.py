@@ -6,8 +6,8 @@ JavaScript's do — may reorder those, so no check depends on the order of integ
 
 from __future__ import annotations
 
-from conformance.judge.case import compare
-from conformance.scenarios.scenario import assembly, schema
+from dsh_conformance.judge.case import compare
+from dsh_conformance.scenarios.scenario import assembly, schema
 
 
 def _tools(properties: dict[str, object]) -> list[object]:

@@ -1,4 +1,5 @@
-"""The suite's own log fold (`conformance.judge.logfold`): messages, header, and one test per rule.
+"""The suite's own log fold (`dsh_conformance.judge.logfold`): messages, header, and one test per
+rule.
 
 Every broken log is the hand-written valid log of `sample_logs` with one change, and the test
 names the (seq, rule) pairs CONTRACTS.md says that change breaks.
@@ -24,7 +25,7 @@ from sample_logs import (
     valid_log,
 )
 
-from conformance.judge.logfold import RULES, LogFold, fold_log, seeded_length
+from dsh_conformance.judge.logfold import RULES, LogFold, fold_log, seeded_length
 
 Log = list[dict[str, Any]]
 

@@ -1,14 +1,14 @@
-"""What a loop case compares of a reported log (`conformance.judge.logview`): core events only, seqs
-as positions, message ids by identity, and a malformed observation reported, not crashed on."""
+"""What a loop case compares of a reported log (`dsh_conformance.judge.logview`): core events only,
+seqs as positions, message ids by identity, and a malformed observation reported, not crashed on."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from conformance.judge.case import Case, mismatches
-from conformance.judge.logview import SESSION, LoopView, compare_loop
-from conformance.run.execute import failure_message
-from conformance.scenarios.loopscenario import observe
+from dsh_conformance.judge.case import Case, mismatches
+from dsh_conformance.judge.logview import SESSION, LoopView, compare_loop
+from dsh_conformance.run.execute import failure_message
+from dsh_conformance.scenarios.loopscenario import observe
 
 
 def event(seq: int, type_: str, data: Any, **surface: Any) -> Any:

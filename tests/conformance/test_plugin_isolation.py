@@ -1,7 +1,7 @@
 """The suite installed beside another project changes nothing in that project's pytest runs.
 
 The plugin has no ``pytest11`` entry point, so an unrelated project never loads it; and even a
-project that loads it on purpose (``-p conformance.run.plugin``) keeps its own fixture named
+project that loads it on purpose (``-p dsh_conformance.run.plugin``) keeps its own fixture named
 ``impl``, its own Hypothesis profile, and every test under ``--contract``.
 """
 
@@ -76,7 +76,7 @@ def test_an_unrelated_project_never_loads_the_plugin(tmp_path: Path) -> None:
 def test_loaded_on_purpose_it_leaves_the_projects_own_tests_alone(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     completed = run_pytest(
-        project, "-p", "conformance.run.plugin", "--contract", "PROMPT-REGISTRY-CONTRACT"
+        project, "-p", "dsh_conformance.run.plugin", "--contract", "PROMPT-REGISTRY-CONTRACT"
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "2 passed" in completed.stdout

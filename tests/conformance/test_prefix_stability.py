@@ -12,19 +12,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-import conformance
-from conformance.deepseek.cache_conversation import (
+import dsh_conformance
+from dsh_conformance.deepseek.cache_conversation import (
     HISTORIES,
     conversation_case,
     conversation_problems,
 )
-from conformance.deepseek.loopback import Recorded
-from conformance.harness.protocol import run_message
-from conformance.judge.prefix_stability import BodyShapeError, prefix_problems, top_level_span
+from dsh_conformance.deepseek.loopback import Recorded
+from dsh_conformance.harness.protocol import run_message
+from dsh_conformance.judge.prefix_stability import BodyShapeError, prefix_problems, top_level_span
 
 Json = Any
 SCHEMA = json.loads(
-    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+    (Path(dsh_conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
 )
 SYSTEM = {"role": "system", "content": "Be brief — and exact."}
 MESSAGES = [

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import conformance
-from conformance.cases import all_cases
-from conformance.harness.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
-from conformance.harness.validate import observation_shapes, shape_problems
-from conformance.judge.case import Case
-from reference import harness
-from reference.harness import Driver
+import dsh_conformance
+from dsh_conformance.cases import all_cases
+from dsh_conformance.harness.protocol import CAPABILITIES, STOP_MESSAGE, run_message, start_message
+from dsh_conformance.harness.validate import observation_shapes, shape_problems
+from dsh_conformance.judge.case import Case
+from dsh_reference import harness
+from dsh_reference.harness import Driver
 
-PACKAGE = Path(conformance.__file__).parent
+PACKAGE = Path(dsh_conformance.__file__).parent
 SCHEMA = json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
 CASES = all_cases()

@@ -1,4 +1,4 @@
-"""The requirement catalog (`conformance.requirements`) against the suite and CONTRACTS.md.
+"""The requirement catalog (`dsh_conformance.requirements`) against the suite and CONTRACTS.md.
 
 Every example case, HTTP case and test of the suite must be claimed by a requirement of one of its
 own contract IDs; every case or test a requirement names must exist and carry that contract; every
@@ -14,10 +14,10 @@ from typing import Final
 
 import pytest
 
-from conformance.cases import all_cases
-from conformance.deepseek.http_rules import ALL_HTTP_CASES
-from conformance.judge.case import CONTRACT_IDS
-from conformance.requirements import (
+from dsh_conformance.cases import all_cases
+from dsh_conformance.deepseek.http_rules import ALL_HTTP_CASES
+from dsh_conformance.judge.case import CONTRACT_IDS
+from dsh_conformance.requirements import (
     CASE_TESTS,
     EXAMPLE_TEST,
     Requirement,
@@ -25,8 +25,8 @@ from conformance.requirements import (
     data_file,
     requirements_of,
 )
-from conformance.requirements.requirement import split_test_key
-from conformance.run.catalog import other_tests, properties
+from dsh_conformance.requirements.requirement import split_test_key
+from dsh_conformance.run.catalog import other_tests, properties
 
 #: Case id -> (the test that runs it, its contract IDs).
 CASES: Final = {case.id: (EXAMPLE_TEST, case.contracts) for case in all_cases()} | {

@@ -23,14 +23,14 @@ import pytest
 from jsonschema import Draft202012Validator
 from warm_runner import WarmRunner
 
-import conformance
-from conformance.cases import all_cases
-from conformance.requirements import catalog
-from conformance.run.catalog import cases, other_tests, properties
-from conformance.run.report import Report, Result, verdict
-from reference import PromptConfig, PromptRegistry
-from reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
-from reference.harness import Driver
+import dsh_conformance
+from dsh_conformance.cases import all_cases
+from dsh_conformance.requirements import catalog
+from dsh_conformance.run.catalog import cases, other_tests, properties
+from dsh_conformance.run.report import Report, Result, verdict
+from dsh_reference import PromptConfig, PromptRegistry
+from dsh_reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
+from dsh_reference.harness import Driver
 
 #: Not in the fast subset (`-m "not slow"`):
 #: the runner in a process of its own, against harness processes.
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 
 BROKEN = Path(__file__).with_name("broken_harness.py")
 REPORT_SCHEMA = Draft202012Validator(
-    json.loads((Path(conformance.__file__).parent / "run" / "report.schema.json").read_text())
+    json.loads((Path(dsh_conformance.__file__).parent / "run" / "report.schema.json").read_text())
 )
 CONTRACT = "PROMPT-REGISTRY-CONTRACT"
 #: ``--contract CONTRACT -k test_example`` selects exactly the catalogue's cases of CONTRACT
@@ -506,7 +506,7 @@ def test_bad_options_are_refused_before_anything_runs(
 def test_without_the_conformance_extra_the_runner_says_what_to_install() -> None:
     program = (
         "import sys; sys.modules['pytest'] = None; "
-        "from conformance.run.runner import main; sys.exit(main([]))"
+        "from dsh_conformance.run.runner import main; sys.exit(main([]))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False
@@ -647,7 +647,13 @@ def test_the_json_report_counts_each_test_under_the_requirements_claiming_it() -
     assert f"requirements not met (1): {contract}.12" in report.render()
 
 
-LIVE_COMMAND = (sys.executable, "-m", "conformance.run.runner", "--contract", "PROMPT-CACHE-E2E")
+LIVE_COMMAND = (
+    sys.executable,
+    "-m",
+    "dsh_conformance.run.runner",
+    "--contract",
+    "PROMPT-CACHE-E2E",
+)
 
 
 def _live_env(**extra: str) -> dict[str, str]:

@@ -13,20 +13,20 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import conformance
-from conformance.run.compare import compare
-from conformance.run.markdown import markdown
-from conformance.run.merged import load
-from conformance.run.page import page
-from conformance.run.report import OUTCOMES, REPORT_FORMAT
-from conformance.run.runner import main
+import dsh_conformance
+from dsh_conformance.run.compare import compare
+from dsh_conformance.run.markdown import markdown
+from dsh_conformance.run.merged import load
+from dsh_conformance.run.page import page
+from dsh_conformance.run.report import OUTCOMES, REPORT_FORMAT
+from dsh_conformance.run.runner import main
 
 Json = Any
 SUITE = {"name": "dsh-prompt-conformance", "version": "9.9", "protocol": 1}
 CONTRACT = "PROMPT-TOOL-ORDER"
 REQUIREMENT = f"{CONTRACT}.1"
 REPORT_SCHEMA = Draft202012Validator(
-    json.loads((Path(conformance.__file__).parent / "run" / "report.schema.json").read_text())
+    json.loads((Path(dsh_conformance.__file__).parent / "run" / "report.schema.json").read_text())
 )
 
 

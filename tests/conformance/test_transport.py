@@ -20,21 +20,21 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import zone
-from conformance.harness.process import MAX_LINE_BYTES, Child
-from conformance.harness.protocol import Outcome, ProtocolError
-from conformance.harness.transport import (
+from dsh_conformance.harness import zone
+from dsh_conformance.harness.process import MAX_LINE_BYTES, Child
+from dsh_conformance.harness.protocol import Outcome, ProtocolError
+from dsh_conformance.harness.transport import (
     Implementation,
     InProcess,
     Subprocess,
     TransportFailure,
     load_implementation,
 )
-from conformance.judge.case import Case
-from conformance.run.execute import check, format_context
-from conformance.run.report import gist
-from conformance.scenarios import scenario as s
-from reference.harness import Driver
+from dsh_conformance.judge.case import Case
+from dsh_conformance.run.execute import check, format_context
+from dsh_conformance.run.report import gist
+from dsh_conformance.scenarios import scenario as s
+from dsh_reference.harness import Driver
 
 #: Not in the fast subset (`-m "not slow"`):
 #: harness processes that hang, die or misbehave, and waits for the timeouts.
@@ -315,7 +315,7 @@ class TestProcessGroups:
         pids = tmp_path / "pids"
         command = f"{sys.executable} {BROKEN} hang"
         suite = subprocess.Popen(
-            [sys.executable, "-m", "conformance.run.runner", "--impl", command],
+            [sys.executable, "-m", "dsh_conformance.run.runner", "--impl", command],
             env={**os.environ, "BROKEN_HARNESS_PIDS": str(pids)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -412,13 +412,13 @@ class TestInProcessTransport:
 
 class TestLoadImplementation:
     def test_module_attr_names_an_in_process_driver_class_or_object(self) -> None:
-        impl = load_implementation("reference.harness:Driver")
+        impl = load_implementation("dsh_reference.harness:Driver")
         assert isinstance(impl, InProcess)
-        assert impl.label == "reference.harness:Driver"
+        assert impl.label == "dsh_reference.harness:Driver"
 
     def test_an_object_without_handle_is_refused(self) -> None:
         with pytest.raises(TypeError, match="has no handle"):
-            load_implementation("reference.render:SECTION_JOINER")
+            load_implementation("dsh_reference.render:SECTION_JOINER")
 
     def test_an_isolated_driver_is_built_only_in_its_own_process(self) -> None:
         CONSTRUCTED.clear()

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from conformance.judge.wire_compare import (
+from dsh_conformance.judge.wire_compare import (
     compare_failure,
     compare_request,
     compare_stream,
     ordered_difference,
 )
-from conformance.test_golden_wire import contractual_headers_only
+from dsh_conformance.test_golden_wire import contractual_headers_only
 
 Json = Any
 TEXT = {"type": "text", "text": "ab"}

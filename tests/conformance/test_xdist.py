@@ -1,7 +1,7 @@
 """``dsh-conformance -n 2`` (pytest-xdist) reports exactly what a serial run reports.
 
 The same selection runs serially and on two workers, each time as a user runs it (a fresh
-``python -m conformance.run.runner``: xdist's workers are fresh interpreters anyway), and every
+``python -m dsh_conformance.run.runner``: xdist's workers are fresh interpreters anyway), and every
 report must come out the same: the terminal report by contract, the JSON report, the JUnit XML
 (each test case's outcome and the suite's properties; not timings, not the order of the test
 cases, which is the order they finished in, and not Hypothesis's statistics, which its plugin
@@ -27,8 +27,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conformance.cases import all_cases
-from reference.harness import Driver
+from dsh_conformance.cases import all_cases
+from dsh_reference.harness import Driver
 
 #: Not in the fast subset: the runner and its workers in processes of their own.
 pytestmark = pytest.mark.slow
@@ -71,7 +71,7 @@ def run(directory: Path, *args: str, env: dict[str, str] | None = None) -> dict[
     completed = subprocess.run(
         [
             sys.executable,
-            *("-m", "conformance.run.runner", *args),
+            *("-m", "dsh_conformance.run.runner", *args),
             *("--conformance-json", str(report), "--junitxml", str(junit)),
             *("--write-expected-failures", str(directory / "baseline-{impl}.txt")),
         ],

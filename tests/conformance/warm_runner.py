@@ -2,7 +2,7 @@
 
     python warm_runner.py          (requests on stdin, answers on stdout, one JSON line each)
 
-A fresh ``python -m conformance.run.runner`` spends most of a small run before its first case:
+A fresh ``python -m dsh_conformance.run.runner`` spends most of a small run before its first case:
 importing pytest, Hypothesis, jsonschema and the suite, and loading pytest's plugins, which
 pytest rewrites and compiles again at every start when bytecode is not written
 (``PYTHONDONTWRITEBYTECODE``). The tests of the runner's behaviour (its report, its exit status,
@@ -10,7 +10,7 @@ its handling of broken harnesses) run it dozens of times, and none of them is ab
 start-up. So this server imports all of it once (`import_the_runner`, which the gallery's
 `isolated_runs` shares), then forks a child per request: the child takes the request's working
 directory, environment, ``sys.path`` head and arguments, runs the runner's ``main`` and ends the
-way ``python -m conformance.run.runner`` ends (``sys.exit``: threads joined, ``atexit`` run), so
+way ``python -m dsh_conformance.run.runner`` ends (``sys.exit``: threads joined, ``atexit`` run), so
 the run is the same process a user starts, minus the imports. The few tests about the process
 itself (a missing extra, a closed pipe, the working directory left clean, another project's
 pytest, the live test's environment) still start a fresh interpreter.
@@ -47,20 +47,20 @@ def import_the_runner() -> None:
     child), the requirement catalog the report reads, and the plugins pytest loads at each start
     (so that pytest neither imports nor rewrites them again in a child). Then build what runs
     build the same way each time, once per process, so that each child inherits it built: the
-    compiled validators of the protocol's answers (`conformance.harness.validate`, about 20 ms)
+    compiled validators of the protocol's answers (`dsh_conformance.harness.validate`, about 20 ms)
     and the reference DeepSeek client's TLS configuration (about 40 ms, the whole CA bundle)."""
     from _pytest.config import default_plugins
 
-    import conformance
-    import conformance.run.plugin
-    import conformance.run.runner
-    from conformance.harness import validate
-    from conformance.requirements import catalog
-    from reference.deepseek import client
+    import dsh_conformance
+    import dsh_conformance.run.plugin
+    import dsh_conformance.run.runner
+    from dsh_conformance.harness import validate
+    from dsh_conformance.requirements import catalog
+    from dsh_reference.deepseek import client
 
-    for module in pkgutil.iter_modules(conformance.__path__):
+    for module in pkgutil.iter_modules(dsh_conformance.__path__):
         if module.name.startswith("test_"):
-            importlib.import_module(f"conformance.{module.name}")
+            importlib.import_module(f"dsh_conformance.{module.name}")
     for plugin in default_plugins:
         importlib.import_module(f"_pytest.{plugin}")
     for entry in importlib.metadata.entry_points(group="pytest11"):
@@ -95,8 +95,8 @@ def _answer(message: dict[str, Any]) -> None:
 
 
 def _run_in_child(request: dict[str, Any]) -> NoReturn:
-    """Become ``python -m conformance.run.runner ARGV`` run from ``cwd`` with ``env``."""
-    from conformance.run import runner
+    """Become ``python -m dsh_conformance.run.runner ARGV`` run from ``cwd`` with ``env``."""
+    from dsh_conformance.run import runner
 
     cwd = request["cwd"]
     os.chdir(cwd)

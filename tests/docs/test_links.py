@@ -2,7 +2,8 @@
 
 The README's relative links must exist and their anchors must name a heading of their file.
 `dsh-conformance --help`, the subcommands' help and the errors that point at documentation name a
-page by its title and its file under docs/ (`conformance.run.options.see`): each file must exist.
+page by its title and its file under docs/ (`dsh_conformance.run.options.see`): each file must
+exist.
 
 The site's own links are checked by `mkdocs build --strict` (tests/docs/test_site.py); the README
 is read on its own (a checkout, a repository's web view), so its links are checked here, with the
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run.runner import main
+from dsh_conformance.run.runner import main
 
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
@@ -98,7 +99,7 @@ def test_the_help_of_every_command_points_at_pages_that_exist(
 def test_every_page_the_suite_names_exists() -> None:
     named = {
         (source.relative_to(ROOT), page)
-        for source in (ROOT / "conformance").rglob("*.py")
+        for source in (ROOT / "dsh_conformance").rglob("*.py")
         for page in PAGE.findall(source.read_text(encoding="utf-8"))
     }
     assert named
@@ -110,14 +111,14 @@ PROTOCOL_SECTION = re.compile(r"""PROTOCOL\.md, (["'])(.+?)\1""")
 
 
 def test_every_protocol_section_the_code_names_exists() -> None:
-    protocol = (ROOT / "conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
+    protocol = (ROOT / "dsh_conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
     headings = {
         match.group(1).replace("`", "").lower()
         for match in re.finditer(r"^#{1,6}\s+(.*?)\s*$", protocol, re.MULTILINE)
     }
     named = {
         (str(source.relative_to(ROOT)), match.group(2))
-        for folder in ("conformance", "reference")
+        for folder in ("dsh_conformance", "dsh_reference")
         for source in (ROOT / folder).rglob("*.*")
         if source.suffix in (".py", ".json")
         for match in PROTOCOL_SECTION.finditer(source.read_text(encoding="utf-8"))

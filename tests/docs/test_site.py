@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.judge.case import CONTRACT_IDS
-from conformance.requirements import catalog
+from dsh_conformance.judge.case import CONTRACT_IDS
+from dsh_conformance.requirements import catalog
 
 pytestmark = pytest.mark.slow
 

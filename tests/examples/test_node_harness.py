@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conformance.run.runner import main
+from dsh_conformance.run.runner import main
 
 #: Not in the fast subset: node processes and a run of the whole suite.
 pytestmark = pytest.mark.slow
@@ -30,7 +30,7 @@ NODE = shutil.which("node")
 EXAMPLES = Path(__file__).parents[2] / "examples"
 HARNESS = EXAMPLES / "node-harness" / "harness.mjs"
 FIRST = EXAMPLES / "first-harness" / "harness.mjs"
-RUNNER = (sys.executable, "-m", "conformance.run.runner")
+RUNNER = (sys.executable, "-m", "dsh_conformance.run.runner")
 CONTRACTS = ("PROMPT-STRICT-RENDER", "PROMPT-TOOL-ORDER")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: the example needs it")
 

@@ -3,7 +3,7 @@
     python tests/gallery/export_agreement.py OUTDIR [--parallel N] [NAME…]
 
 For each wrong implementation (all of `WRONG_IMPLEMENTATIONS`, or the NAMEs given), the Node
-runner (conformance/export/runner.mjs) runs the whole export against it, through a recording
+runner (dsh_conformance/export/runner.mjs) runs the whole export against it, through a recording
 proxy (``--proxy``) that keeps each ``run`` line and the harness's answer. The suite's own judge
 then reads the same answers: the example cases' expectations and the fold of the case's contracts
 (``test_example``), and for a loop case the request invariant and the fold of its contracts
@@ -60,13 +60,14 @@ def proxy(record: str, command: str) -> int:
 def suite_verdicts(record: Path, exported: Path) -> dict[str, str]:
     """The suite's verdict on every recorded answer: ``passed``, ``failed`` (``failed-by-fold``
     when only the suite's fold or request invariant fails it, no expectation), ``errored`` or
-    ``skipped``, the way `conformance.run.execute` reaches it (a case without an answer errored)."""
-    from conformance.cases import all_cases
-    from conformance.harness.protocol import ProtocolError, parse_outcome
-    from conformance.harness.validate import check_answer
-    from conformance.judge.case import mismatches
-    from conformance.judge.nesting import nesting_problem
-    from conformance.run.execute import example_problems, invariant_problems, split_finals
+    ``skipped``, the way `dsh_conformance.run.execute` reaches it (a case without an answer
+    errored)."""
+    from dsh_conformance.cases import all_cases
+    from dsh_conformance.harness.protocol import ProtocolError, parse_outcome
+    from dsh_conformance.harness.validate import check_answer
+    from dsh_conformance.judge.case import mismatches
+    from dsh_conformance.judge.nesting import nesting_problem
+    from dsh_conformance.run.execute import example_problems, invariant_problems, split_finals
 
     answers = {}
     for line in record.read_text(encoding="utf-8").splitlines():
@@ -122,7 +123,7 @@ def judge_one(name: str, export: Path, outdir: Path) -> dict[str, Json]:
     (outdir / f"{name}.export").write_text(str(export), encoding="utf-8")
     code = (
         f"import sys; sys.path.insert(0, {str(HERE)!r}); from wrong_impls import {name}; "
-        f"from reference.harness import serve; serve({name}())"
+        f"from dsh_reference.harness import serve; serve({name}())"
     )
     harness = f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
     command = (
@@ -199,7 +200,7 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(HERE))
     from wrong_impls import WRONG_IMPLEMENTATIONS
 
-    from conformance.run.catalog import export
+    from dsh_conformance.run.catalog import export
 
     names = args.names or sorted(WRONG_IMPLEMENTATIONS)
     if args.rejudge:

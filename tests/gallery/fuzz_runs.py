@@ -15,7 +15,7 @@ Both sides fuzz with the same fixed seed and counts (`fuzzed`), so a verdict doe
 which process made it. When a lane has several entries of a family, each process records the
 family's scenarios, with the reference's observations, once (`corpus`): every entry of the
 family meets the same scenarios up to its first divergence, so each entry runs the recorded ones
-and draws again only from the batch where it diverges (`conformance.fuzz.engine.fuzz_over`: the
+and draws again only from the batch where it diverges (`dsh_conformance.fuzz.engine.fuzz_over`: the
 verdict is the one drawing everything gives).
 In either, the wrong implementation is served from a child process of its own (it may patch the
 reference model for the life of its process), and the reference it is compared with runs in the
@@ -36,10 +36,10 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
-from conformance.fuzz.found import as_case, reduced, replayed
-from conformance.harness.transport import Implementation, load_implementation
-from conformance.judge.case import Case
+from dsh_conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
+from dsh_conformance.fuzz.found import as_case, reduced, replayed
+from dsh_conformance.harness.transport import Implementation, load_implementation
+from dsh_conformance.judge.case import Case
 
 GALLERY: Final = Path(__file__).parent
 SEED: Final = 0
@@ -50,7 +50,7 @@ SEED: Final = 0
 #: shapes (a turn held while a cancel, a steer and a follow-up arrive) come after 500 to 1100.
 EXAMPLES: Final = 1200
 #: The count of a family whose entries need more than `EXAMPLES`. The scenarios a run draws
-#: first do not depend on its count (each batch of `conformance.fuzz.engine.fuzz` is a
+#: first do not depend on its count (each batch of `dsh_conformance.fuzz.engine.fuzz` is a
 #: Hypothesis run seeded by its number; the count only cuts the last one short), so a larger
 #: count leaves every entry found within a smaller one as it was; over a recorded corpus it costs
 #: recording the extra scenarios once per process, and replaying them for the entries never
@@ -98,7 +98,7 @@ def served(driver: str) -> Implementation:
     module, _, name = driver.split("@")[0].rpartition(":")
     code = (
         f"import sys; sys.path.insert(0, {str(GALLERY)!r}); import {module or 'wrong_impls'}; "
-        f"from reference.harness import serve; serve({module or 'wrong_impls'}.{name}())"
+        f"from dsh_reference.harness import serve; serve({module or 'wrong_impls'}.{name}())"
     )
     return load_implementation(f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}")
 

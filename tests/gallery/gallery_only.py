@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from conformance.run.plugin import _key
+from dsh_conformance.run.plugin import _key
 
 
 @pytest.hookimpl(trylast=True)

@@ -58,7 +58,7 @@ import right_impls  # noqa: E402, F401
 import wrong_impls  # noqa: E402
 from warm_runner import import_the_runner  # noqa: E402
 
-from conformance.run.runner import main as runner  # noqa: E402
+from dsh_conformance.run.runner import main as runner  # noqa: E402
 
 import_the_runner()
 

@@ -1,4 +1,4 @@
-"""A recorded corpus changes nothing but the cost (`conformance.fuzz.engine.fuzz_over`): fuzzing
+"""A recorded corpus changes nothing but the cost (`dsh_conformance.fuzz.engine.fuzz_over`): fuzzing
 over it returns what drawing every scenario returns, for an implementation that first diverges
 after the first batch (so the batches before it are replayed, and its own batch drawn again and
 shrunk) and for one that never diverges (so nothing is drawn at all); and the scenarios a count
@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from fuzz_runs import served
 
-from conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
-from conformance.harness.transport import Implementation, load_implementation
-from conformance.judge.jsontext import dumps
+from dsh_conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
+from dsh_conformance.harness.transport import Implementation, load_implementation
+from dsh_conformance.judge.jsontext import dumps
 
 #: Starting processes and fuzzing: not in the fast subset.
 pytestmark = pytest.mark.slow

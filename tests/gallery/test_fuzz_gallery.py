@@ -24,8 +24,8 @@ import fuzz_runs
 import pytest
 from wrong_impls import WRONG_IMPLEMENTATIONS
 
-from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.fuzz.generate import FAMILIES
+from dsh_conformance.deepseek.loopback import allow_loopback_sockets
+from dsh_conformance.fuzz.generate import FAMILIES
 
 #: Minutes of fuzzing against child processes: not in the fast subset.
 pytestmark = pytest.mark.slow

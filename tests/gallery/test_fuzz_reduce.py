@@ -1,5 +1,5 @@
-"""The one-op deletion pass after shrinking (`conformance.fuzz.found.reduced`): it drops every op
-a loop or registry divergence does not need, and nothing that changes what the divergence is
+"""The one-op deletion pass after shrinking (`dsh_conformance.fuzz.found.reduced`): it drops every
+op a loop or registry divergence does not need, and nothing that changes what the divergence is
 filed under."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from fuzz_runs import served
 
-from conformance.fuzz import found
-from conformance.fuzz.engine import Divergence, compare, run_scenario
-from conformance.fuzz.found import contracts_of, reduced
-from conformance.harness.transport import Implementation, load_implementation
-from conformance.scenarios import loopscenario as lp
-from conformance.scenarios import scenario as s
+from dsh_conformance.fuzz import found
+from dsh_conformance.fuzz.engine import Divergence, compare, run_scenario
+from dsh_conformance.fuzz.found import contracts_of, reduced
+from dsh_conformance.harness.transport import Implementation, load_implementation
+from dsh_conformance.scenarios import loopscenario as lp
+from dsh_conformance.scenarios import scenario as s
 
 #: Starting processes: not in the fast subset.
 pytestmark = pytest.mark.slow

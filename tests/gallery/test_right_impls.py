@@ -28,10 +28,10 @@ import pytest
 from gallery_runs import ALL_CONTRACTS, judged
 from right_impls import VARIANTS
 
-from conformance.deepseek.loopback import allow_loopback_sockets
-from conformance.fuzz.engine import run_scenario
-from conformance.harness.protocol import Outcome
-from conformance.harness.transport import load_implementation
+from dsh_conformance.deepseek.loopback import allow_loopback_sockets
+from dsh_conformance.fuzz.engine import run_scenario
+from dsh_conformance.harness.protocol import Outcome
+from dsh_conformance.harness.transport import load_implementation
 
 #: Not in the fast subset: the variants run in processes of their own, and are fuzzed.
 pytestmark = pytest.mark.slow

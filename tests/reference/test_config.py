@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reference import ContractError, PromptConfig
+from dsh_reference import ContractError, PromptConfig
 
 MARKER = "<unlisted-tools>"
 

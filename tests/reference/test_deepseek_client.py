@@ -2,11 +2,11 @@
 
 No socket is opened (pytest-socket enforces it for the whole run; `test_the_run_opens_no_socket`
 shows the guard is on). A scripted conversation — a tool round trip, then a follow-up turn — runs
-through the reference loop (`reference.loop.Agent`) with the adapter as its model adapter, every
+through the reference loop (`dsh_reference.loop.Agent`) with the adapter as its model adapter, every
 response body delivered whole, byte by byte, and split in two at many positions; the request
 bodies are asserted byte for byte against bodies written out by hand from the contract, each
 request's messages must extend the previous request's byte for byte, and the suite's own
-LOGGEDLOOP-REQUEST-INVARIANT check (`conformance.judge.invariant`) passes over the log and the
+LOGGEDLOOP-REQUEST-INVARIANT check (`dsh_conformance.judge.invariant`) passes over the log and the
 requests. Every error path ends the stream in one failure chunk, and the fake key appears in no
 output.
 """
@@ -27,15 +27,15 @@ import pytest
 import respx
 from pytest_socket import SocketBlockedError
 
-from conformance.deepseek.cache_conversation import LOOKUP
-from conformance.judge.invariant import check_requests
-from reference.abort import AbortController, AbortSignal
-from reference.assembly import ToolContribution
-from reference.deepseek import DeepSeekAdapter
-from reference.loop import Agent, RequestError, ToolCall, ToolOutcome, user_message
-from reference.model_adapter import Chunk, Request
-from reference.registry import PromptRegistry, Scope
-from reference.session import SessionLog
+from dsh_conformance.deepseek.cache_conversation import LOOKUP
+from dsh_conformance.judge.invariant import check_requests
+from dsh_reference.abort import AbortController, AbortSignal
+from dsh_reference.assembly import ToolContribution
+from dsh_reference.deepseek import DeepSeekAdapter
+from dsh_reference.loop import Agent, RequestError, ToolCall, ToolOutcome, user_message
+from dsh_reference.model_adapter import Chunk, Request
+from dsh_reference.registry import PromptRegistry, Scope
+from dsh_reference.session import SessionLog
 
 Json = Any
 BASE = "https://deepseek.test"

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from reference.deepseek import http_failure, retry_after_ms
+from dsh_reference.deepseek import http_failure, retry_after_ms
 
 NOW = 1_790_000_000_000  # a fixed clock for HTTP-date Retry-After values
 

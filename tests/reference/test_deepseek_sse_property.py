@@ -12,7 +12,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.deepseek import SSEDecoder
+from dsh_reference.deepseek import SSEDecoder
 
 LINE_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=12

@@ -1,4 +1,4 @@
-"""PROMPT-DEEPSEEK-WIRE: SSE framing, deltas to blocks, finish and usage (reference.deepseek).
+"""PROMPT-DEEPSEEK-WIRE: SSE framing, deltas to blocks, finish and usage (dsh_reference.deepseek).
 
 Each SSE rule of CONTRACTS.md ("lines end in LF, CR or CRLF (a stream ending in a bare CR still
 ends that line), `:` lines are comments, multiple `data:` lines of one event join with `\\n`, a
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from reference.deepseek import SSEDecoder, StreamReader, map_usage, translate_stream
-from reference.llm import LlmError
+from dsh_reference.deepseek import SSEDecoder, StreamReader, map_usage, translate_stream
+from dsh_reference.llm import LlmError
 
 Json = Any
 FIRST = '{"choices":[{"delta":{"role":"assistant","content":null,"reasoning_content":""}}]}'

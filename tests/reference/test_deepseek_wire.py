@@ -1,4 +1,5 @@
-"""PROMPT-DEEPSEEK-WIRE: the request body, headers and message serialization (reference.deepseek).
+"""PROMPT-DEEPSEEK-WIRE: the request body, headers and message serialization
+(dsh_reference.deepseek).
 
 Expected values are the contract's rules and the upstream's own examples
 (`upstream/deepseek-adapter.md` §1-§2), written out by hand.
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reference.deepseek import (
+from dsh_reference.deepseek import (
     chat_url,
     check_api_key,
     encode_body,
@@ -19,7 +20,7 @@ from reference.deepseek import (
     request_headers,
     wire_messages,
 )
-from reference.llm import LlmError
+from dsh_reference.llm import LlmError
 
 Json = Any
 

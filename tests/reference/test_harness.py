@@ -1,4 +1,5 @@
-"""The reference harness program: protocol messages in, observations out (conformance/PROTOCOL.md).
+"""The reference harness program: protocol messages in, observations out
+(dsh_conformance/PROTOCOL.md).
 
 The example cases exercise most ops; these tests pin what they do not: abort signals reaching
 providers and listeners, scenarios the harness must refuse as ``errored``, and the JSON-lines
@@ -14,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from conformance.scenarios import scenario as s
-from reference.harness import CAPABILITY_OPS, PROTOCOL_VERSION, Driver, serve
-from reference.harness.scenario import Scenario, ScriptedFailure
+from dsh_conformance.scenarios import scenario as s
+from dsh_reference.harness import CAPABILITY_OPS, PROTOCOL_VERSION, Driver, serve
+from dsh_reference.harness.scenario import Scenario, ScriptedFailure
 
 
 def run(*ops: Any) -> dict[str, Any]:

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import conformance
-from reference.harness import Driver
+import dsh_conformance
+from dsh_reference.harness import Driver
 
 Json = Any
 SCHEMA = json.loads(
-    (Path(conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
+    (Path(dsh_conformance.__file__).parent / "harness" / "protocol.schema.json").read_text()
 )
 VALIDATOR = Draft202012Validator(SCHEMA)
 REQUEST = {

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import all_cases
-from conformance.judge.case import Case
-from conformance.judge.invariant import check_requests
-from conformance.judge.logfold import fold_log, seeded_length
-from conformance.scenarios import loopscenario as lp
-from reference.harness import Driver
+from dsh_conformance.cases import all_cases
+from dsh_conformance.judge.case import Case
+from dsh_conformance.judge.invariant import check_requests
+from dsh_conformance.judge.logfold import fold_log, seeded_length
+from dsh_conformance.scenarios import loopscenario as lp
+from dsh_reference.harness import Driver
 
 LOOP_CASES = [case for case in all_cases() if case.agents()]
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conformance.scenarios import scenario as s
-from reference.harness import Driver
+from dsh_conformance.scenarios import scenario as s
+from dsh_reference.harness import Driver
 
 
 def run(*ops: Any) -> dict[str, Any]:

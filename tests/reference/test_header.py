@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reference import (
+from dsh_reference import (
     SessionLog,
     canonical_header,
     fold_request_header,

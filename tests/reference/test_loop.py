@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from reference.abort import AbortSignal
-from reference.assembly import Assembly
-from reference.loop import (
+from dsh_reference.abort import AbortSignal
+from dsh_reference.assembly import Assembly
+from dsh_reference.loop import (
     Agent,
     Enter,
     PreStep,
@@ -27,9 +27,9 @@ from reference.loop import (
     ToolOutcome,
     user_message,
 )
-from reference.model_adapter import AdapterFailure, ScriptedAdapter, ScriptedReply
-from reference.registry import AssembleContext, Next, PromptRegistry, Scope
-from reference.session import SessionLog
+from dsh_reference.model_adapter import AdapterFailure, ScriptedAdapter, ScriptedReply
+from dsh_reference.registry import AssembleContext, Next, PromptRegistry, Scope
+from dsh_reference.session import SessionLog
 
 CONFIG: Any = {"provider": "p", "model": "m"}
 SYSTEM = "You are an AI agent powered by DeepSeek Harness."

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from reference import (
+from dsh_reference import (
     AssembleContext,
     Assembly,
     Change,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference import (
+from dsh_reference import (
     Assembly,
     ContractError,
     PromptText,

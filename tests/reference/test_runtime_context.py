@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reference import (
+from dsh_reference import (
     CLEARED_MARKER,
     OWNER_PLUGIN,
     PromptText,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from reference import ContractError, SessionLog, SurfaceReplace
-from reference.session import loop_instance_starts
+from dsh_reference import ContractError, SessionLog, SurfaceReplace
+from dsh_reference.session import loop_instance_starts
 
 
 def user(id: str, text: str = "hi") -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The smoke file (``conformance/smoke.jsonl``): the reference harness gives every expected reply.
+"""The smoke file (``dsh_conformance/smoke.jsonl``): the reference harness gives every expected
+reply.
 
 A harness author checks a new harness against these few lines before the full suite (PROTOCOL.md,
 "Smoke file"). Their expected replies were written by hand from CONTRACTS.md; this test keeps them
@@ -16,12 +17,12 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import conformance
-from conformance.run.smoke import reply_matches as matches
-from conformance.run.smoke import smoke_lines
-from reference.harness import Driver, serve
+import dsh_conformance
+from dsh_conformance.run.smoke import reply_matches as matches
+from dsh_conformance.run.smoke import smoke_lines
+from dsh_reference.harness import Driver, serve
 
-PACKAGE = Path(conformance.__file__).parent
+PACKAGE = Path(dsh_conformance.__file__).parent
 LINES = smoke_lines()
 VALIDATOR = Draft202012Validator(
     json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from reference import (
+from dsh_reference import (
     AssembleContext,
     Assembly,
     ContractError,

@@ -12,15 +12,15 @@ from typing import Any, Final
 import httpx
 from wrong_impls.base import patched
 
-from conformance.cases import deepseek as ds
-from conformance.scenarios import loopscenario as lp
-from conformance.scenarios import scenario as s
-from reference import config, loop, session
-from reference.assembly import ToolSchema
-from reference.deepseek import translate, wire
-from reference.errors import ContractError
-from reference.harness import Driver
-from reference.llm import LlmError
+from dsh_conformance.cases import deepseek as ds
+from dsh_conformance.scenarios import loopscenario as lp
+from dsh_conformance.scenarios import scenario as s
+from dsh_reference import config, loop, session
+from dsh_reference.assembly import ToolSchema
+from dsh_reference.deepseek import translate, wire
+from dsh_reference.errors import ContractError
+from dsh_reference.harness import Driver
+from dsh_reference.llm import LlmError
 
 Json = Any
 
@@ -233,7 +233,7 @@ class Variant:
 
     #: The CONTRACTS.md sentence (with its contract ID) that leaves the choice open.
     sentence: str
-    #: The family whose runner runs the witness (`conformance.fuzz.engine.run_scenario`).
+    #: The family whose runner runs the witness (`dsh_conformance.fuzz.engine.run_scenario`).
     family: str
     #: Ops (the protocol's ``ops``, without expectations) on which the variant's observations
     #: differ from the reference's.

@@ -1,6 +1,6 @@
 """Plausible wrong implementations: the reference model with exactly one behaviour changed.
 
-Each is a `reference.harness.Driver` subclass the suite must reject under one contract ID
+Each is a `dsh_reference.harness.Driver` subclass the suite must reject under one contract ID
 (`WRONG_IMPLEMENTATIONS` says which). Some replace a module-level function of the reference when
 the driver is created, for the life of the process, so these drivers are only ever loaded into a
 throwaway process (``tests/gallery/test_gallery.py`` runs ``dsh-conformance`` once per driver).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from reference.harness import Driver
+from dsh_reference.harness import Driver
 
 from . import deepseek, loop, prompt, session
 from .base import GALLERY

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from reference.harness import Driver
-from reference.loop import Agent
+from dsh_reference.harness import Driver
+from dsh_reference.loop import Agent
 
 D = TypeVar("D", bound=type[Driver])
 
@@ -56,7 +56,7 @@ def patched(
     nor ``cls`` for a static or class method). The result is a `Driver` subclass named and
     documented like the function, so it loads as ``wrong_impls:Name``. A class's method patched
     this way changes every instance, as a subclass overriding it would: the process holds one
-    driver, so every agent (`reference.loop.Agent`) or registry it makes is the changed one.
+    driver, so every agent (`dsh_reference.loop.Agent`) or registry it makes is the changed one.
     ``also`` is a second module holding the same function under the same name (imported there).
     """
 

@@ -13,9 +13,9 @@ import time
 from datetime import UTC, datetime
 from email.utils import parsedate
 
-from reference.deepseek import client, failures, sse, translate, wire
-from reference.harness import Driver
-from reference.llm import LlmError
+from dsh_reference.deepseek import client, failures, sse, translate, wire
+from dsh_reference.harness import Driver
+from dsh_reference.llm import LlmError
 
 from .base import patched, wrong
 

@@ -9,18 +9,18 @@ import dataclasses
 import json
 from typing import Any
 
-from reference import header, loop, model_adapter, render, runtime_context, session
-from reference.abort import AbortController, AbortSignal
-from reference.assembly import Assembly
-from reference.blocks import BlockAssembler
-from reference.harness import loop as loop_harness
-from reference.harness import session as session_harness
-from reference.header import headers_equal
-from reference.jsonvalue import Json
-from reference.loop import Agent, Enter, Reject, RequestError
-from reference.model_adapter import AdapterFailure
-from reference.registry import AssembleContext, PromptRegistry
-from reference.runtime_context import Retained, RuntimeContextProjection
+from dsh_reference import header, loop, model_adapter, render, runtime_context, session
+from dsh_reference.abort import AbortController, AbortSignal
+from dsh_reference.assembly import Assembly
+from dsh_reference.blocks import BlockAssembler
+from dsh_reference.harness import loop as loop_harness
+from dsh_reference.harness import session as session_harness
+from dsh_reference.header import headers_equal
+from dsh_reference.jsonvalue import Json
+from dsh_reference.loop import Agent, Enter, Reject, RequestError
+from dsh_reference.model_adapter import AdapterFailure
+from dsh_reference.registry import AssembleContext, PromptRegistry
+from dsh_reference.runtime_context import Retained, RuntimeContextProjection
 
 from .base import WrongLoop, patched, wrong
 

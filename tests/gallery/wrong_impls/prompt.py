@@ -10,15 +10,15 @@ import dataclasses
 import math
 import re
 
-from reference import registry, render, tool_order
-from reference.assembly import ToolSchema
-from reference.config import PromptConfig
-from reference.errors import ContractError
-from reference.harness import Driver
-from reference.harness import loop as loop_harness
-from reference.harness import registry as registry_harness
-from reference.loop import Agent
-from reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
+from dsh_reference import registry, render, tool_order
+from dsh_reference.assembly import ToolSchema
+from dsh_reference.config import PromptConfig
+from dsh_reference.errors import ContractError
+from dsh_reference.harness import Driver
+from dsh_reference.harness import loop as loop_harness
+from dsh_reference.harness import registry as registry_harness
+from dsh_reference.loop import Agent
+from dsh_reference.registry import AssembleContext, PromptRegistry, _layer_chain, _resolve
 
 from .base import patched, wrong
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reference import header, session
-from reference.assembly import Assembly
-from reference.errors import ContractError
-from reference.harness import Driver
-from reference.harness import loop as loop_harness
-from reference.harness import session as session_harness
-from reference.jsonvalue import Json, NotLossless, frozen
-from reference.loop import Agent
-from reference.session import SessionLog, SurfaceReplace
+from dsh_reference import header, session
+from dsh_reference.assembly import Assembly
+from dsh_reference.errors import ContractError
+from dsh_reference.harness import Driver
+from dsh_reference.harness import loop as loop_harness
+from dsh_reference.harness import session as session_harness
+from dsh_reference.jsonvalue import Json, NotLossless, frozen
+from dsh_reference.loop import Agent
+from dsh_reference.session import SessionLog, SurfaceReplace
 
 from .base import WrongLoop, patched, wrong
 

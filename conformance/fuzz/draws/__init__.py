@@ -1,9 +1,0 @@
-"""Each fuzz family's draws, a module apiece, over the builder they share (`builder`).
-
-`builder` holds the draw primitives and what every family remembers; `registry` and `loop`
-extend it (a loop scenario draws registry steps too); `session`, `wire` and `http` draw through
-it as it is. These modules import `builder`, each other downward (``loop`` → ``registry``,
-``session`` → ``loop`` for its call configurations), `conformance.scenarios`, and
-`conformance.fuzz.http` for the names an ``http`` op holds; nothing here imports
-`conformance.fuzz.generate`, which assembles the families into one strategy.
-"""
