@@ -1180,9 +1180,14 @@ class Harness {
       if (this.closed) throw new Error("the harness closed its standard output");
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no answer within ${this.timeoutMs / 1000} s`);
+      // The timer goes when the answer comes: a pending one would keep Node running (idle) until
+      // it fired, the whole timeout after the last answer.
       await new Promise((resolve) => {
-        this.waiting = resolve;
-        setTimeout(resolve, left);
+        const timer = setTimeout(resolve, left);
+        this.waiting = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
     const line = this.lines.shift();

@@ -160,16 +160,27 @@ def test_every_loop_case_exports_its_expected_requests_or_says_why_it_fixes_none
 
 
 def _node(
-    directory: Path, harness: str, *, contract: str | None = None
+    directory: Path, harness: str, *options: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     assert NODE is not None
     return subprocess.run(
-        [NODE, str(directory / "runner.mjs"), str(directory), harness],
+        [NODE, str(directory / "runner.mjs"), str(directory), harness, *options],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
     )
+
+
+@pytest.mark.slow  # node and a harness process: not in the fast subset
+@needs_node
+def test_the_node_runner_ends_with_its_last_answer_not_its_timeout(tmp_path: Path) -> None:
+    """Each wait for an answer armed a timer of the whole ``--timeout`` that the answer did not
+    clear, and Node stayed alive until the last one fired: every run ended one timeout after its
+    last answer. Here that would be ten minutes, beyond the two this run is given."""
+    export(tmp_path, frozenset({"PROMPT-SCOPE-SHADOW"}))
+    run = _node(tmp_path, REFERENCE, "--timeout", "600", timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 @pytest.mark.slow  # node and a harness process: not in the fast subset
