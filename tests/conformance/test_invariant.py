@@ -240,7 +240,7 @@ def test_a_core_event_between_a_dispatch_and_its_first_chunk_is_still_a_violatio
 
 
 def test_a_seeded_assistant_message_without_turn_and_step_is_folded_as_a_seed() -> None:
-    """"Seeded events are checked only against these append rules" (CONTRACTS.md, "The session
+    """ "Seeded events are checked only against these append rules" (CONTRACTS.md, "The session
     log"): a seeded `assistant/message` needs no `turn` or `step`, so it is on the surface and the
     live loop's request carries it (COMPARISON.md folds the log with its seeded length)."""
     log, requests = run()

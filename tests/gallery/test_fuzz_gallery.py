@@ -534,8 +534,8 @@ UNREACHED: Final = {
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
     "AbortedFailureKindMisspelt": "its departure needs a model failure with code ABORTED while "
-    "the turn is not cancelled, whose finish reason ROOT-MODEL leaves open (`error` or "
-    "`aborted`): generation avoids it (`AVOIDED`); with a cancel under way the turn ends "
+    "the turn is not cancelled (PROTOCOL.md's REPLY: logged as a finish of kind `aborted`), "
+    "which generation does not draw yet (`AVOIDED`); with a cancel under way the turn ends "
     "aborted either way (400 scenarios of seed 0 with held streams and cancels did not show it)",
 }
 
