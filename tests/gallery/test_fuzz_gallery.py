@@ -533,6 +533,11 @@ UNREACHED: Final = {
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
+    "DeepDataIsNonJson": "its departure needs data nested more than 64 containers deep, and "
+    "the session family's events hold messages, headers and notes of a few levels only",
+    "StartedReasoningWithoutText": "its departure needs a reasoning block started and given no "
+    "delta, and every generated block streams one or two deltas after its `block-start` "
+    "(`LoopBuilder.held_stream`, the answers of `dsh_conformance.scenarios.loopscenario`)",
     "AbortedFailureKindMisspelt": "its departure needs a model failure with code ABORTED while "
     "the turn is not cancelled (PROTOCOL.md's REPLY: logged as a finish of kind `aborted`), "
     "which generation does not draw yet (`AVOIDED`); with a cancel under way the turn ends "
