@@ -198,7 +198,7 @@ def main() -> int:
         "the list does not call equivalent (after cases were added)",
     )
     args = parser.parse_args()
-    modules = ["reference"] if args.all else args.modules
+    modules = ["dsh_reference"] if args.all else args.modules
     if not args.report_only:
         names = [f"{module}.*" for module in modules]
         if args.survivors:

@@ -88,6 +88,13 @@ STARTED_TEXT = {
         {"type": "finish", "reason": {"kind": "stop"}},
     ]
 }
+#: A reasoning block started, given no delta and never ended, then the stream's finish.
+STARTED_REASONING = {
+    "chunks": [
+        {"type": "block-start", "index": 0, "blockType": "reasoning"},
+        {"type": "finish", "reason": {"kind": "stop"}},
+    ]
+}
 #: The answer "hi", then a delta and a second end for its block after its end.
 LATE_CHUNKS = {
     "chunks": [
@@ -1344,6 +1351,18 @@ CASES = [
         ),
         STARTED_TEXT,
         [lp.text_block("")],
+    ),
+    _answered_by(
+        "loop/a-reasoning-block-started-and-never-ended-holds-empty-text",
+        (
+            "The upstream's assembler (upstream notes §0.5, which decide where CONTRACTS.md is "
+            "silent): deltas append to their block, and a block never ended keeps what they "
+            'built. A reasoning block is `{type: "reasoning", text}` as a text block is `{type: '
+            '"text", text}`, so one started and given no delta holds the empty text: the answer '
+            'is `[{type: "reasoning", text: ""}]`.'
+        ),
+        STARTED_REASONING,
+        [{"type": "reasoning", "text": ""}],
     ),
     _answered_by(
         "loop/chunks-after-a-blocks-end-are-ignored",

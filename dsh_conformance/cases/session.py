@@ -96,6 +96,19 @@ def _flagged_error(data: Json) -> Json:
     return data
 
 
+#: How deep `session/data-nested-deep-is-lossless-json` nests its data: deeper than any
+#: shortcut an implementation may take for common shapes (the reference's walks 64 deep).
+DEEP = 80
+
+
+def _nested(depth: int) -> Json:
+    """An object ``depth`` objects deep, every kind of lossless JSON scalar at its bottom."""
+    value: Json = {"s": "deep", "b": True, "n": None, "zero": 0.0, "below": -1.5, "list": [1, "x"]}
+    for _ in range(depth - 1):
+        value = {"d": value}
+    return value
+
+
 def _case(case_id: str, why: str, ops: list[Json], requires: tuple[str, ...] = SESSION) -> Case:
     return Case(id=f"session/{case_id}", contracts=ROOT, why=why, ops=tuple(ops), requires=requires)
 
@@ -287,6 +300,21 @@ CASES: list[Case] = [
                         "data": {"zero": 0.0, "below": -1.5, "list": [-2, 0.0, -0.25]},
                     }
                 )
+            ),
+        ],
+    ),
+    _case(
+        "data-nested-deep-is-lossless-json",
+        "Lossless JSON is a matter of the values, not of how deep they are nested: the rejected "
+        "values are undefined, functions, symbols, BigInt, -0, NaN, ±Infinity, cycles, sparse "
+        "arrays and non-plain objects (upstream notes §1, which decide where CONTRACTS.md is "
+        "silent), none of them a depth. Data nested "
+        f"{DEEP} objects deep, holding a string, a boolean, null, 0.0, a negative number and a "
+        "list at the bottom, is appended and logged as it is.",
+        [
+            s.session_append("x-plugin/note", _nested(DEEP)),
+            s.session_log(
+                expect=s.events({"type": "x-plugin/note", "seq": 0, "data": _nested(DEEP)})
             ),
         ],
     ),

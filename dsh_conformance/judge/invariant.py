@@ -67,11 +67,12 @@ def check_requests(
     log: list[Json], requests: list[Json], session_id: Json
 ) -> list[RequestViolation]:
     """Every violation of the invariant by ``requests`` against ``log``."""
-    fold = LogFold()
-    found: list[RequestViolation] = []
     # "no request of this run is dispatched from seeded events": this run starts after the last
-    # `session/end-seed`.
+    # `session/end-seed`. The events before it are folded as seeds, by the append rules only
+    # ("Seeded events are checked only against these append rules"), as COMPARISON.md folds them.
     last = live = seeded_length(log)
+    fold = LogFold(seeded=live)
+    found: list[RequestViolation] = []
     for index, entry in enumerate(requests):
         seq = entry.get("dispatchSeq") if isinstance(entry, dict) else None
         if not isinstance(seq, int) or isinstance(seq, bool) or not last <= seq <= len(log):

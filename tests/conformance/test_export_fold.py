@@ -7,10 +7,8 @@ reference reports them, and many damaged copies of them (events dropped, swapped
 changed; requests moved, dropped or changed), and must find the same violations, rule by rule and
 seq by seq (`dsh_conformance.judge.logfold`, `dsh_conformance.judge.invariant`).
 
-The damage stays inside what both define alike: it touches no seeded event, where the suite's
-invariant folds a seed with the loop's rules (COMPARISON.md folds it as a seed, as "The session
-log" says), and it puts no event outside the core vocabulary before an attempt, which ROOT-MODEL
-now allows and `judge/invariant.py` does not yet.
+The damage reaches seeded events too: both fold the events before the last `session/end-seed`
+by the append rules only, as "The session log" says and COMPARISON.md defines.
 """
 
 from __future__ import annotations
@@ -60,8 +58,8 @@ def _renumbered(observed: Json) -> Json:
 
 
 def _live(observed: Json, rng: random.Random) -> int | None:
-    start = seeded_length(observed["log"])
-    return rng.randrange(start, len(observed["log"])) if start < len(observed["log"]) else None
+    """A seq of the log to damage, seeded or written."""
+    return rng.randrange(len(observed["log"])) if observed["log"] else None
 
 
 def _drop_event(observed: Json, rng: random.Random) -> None:
@@ -105,10 +103,9 @@ def _change_event(observed: Json, rng: random.Random) -> None:
         lambda: event.update(ignorable=False),
         lambda: event.update(time="now"),
     ]
-    if at not in [entry.get("dispatchSeq") for entry in observed["requests"]]:
-        # Not where a request was dispatched: an event outside the core vocabulary there is
-        # allowed by ROOT-MODEL now and refused by `judge/invariant.py` until it follows.
-        changes.append(lambda: event.update(type="request/header-delta"))
+    # Outside the core vocabulary: where a request was dispatched, ROOT-MODEL lets it stand
+    # before the attempt's first event.
+    changes.append(lambda: event.update(type="request/header-delta"))
     if isinstance(data, dict):
         changes += [
             lambda: data.update(usage=None),
@@ -217,9 +214,7 @@ def test_the_node_runner_finds_the_suites_fold_and_invariant_violations(tmp_path
 def test_the_node_runners_invariant_folds_a_seed_by_the_append_rules(tmp_path: Path) -> None:
     """A seeded `assistant/message` without `turn` and `step` passes the append rules ("Seeded
     events are checked only against these append rules"), so it is on the surface and a request
-    of the live loop carries it. (The suite's `check_requests` folds the seed with the loop's
-    rules, drops it from the surface and reports a messages violation: a difference noted for
-    `judge/invariant.py`, which another change owns.)"""
+    of the live loop carries it. The suite's `check_requests` finds the same."""
     export(tmp_path, frozenset({"LOGGEDLOOP-REQUEST-INVARIANT"}))
     model = {"kind": "model", "provider": "p", "model": "m"}
     seeded = {
@@ -261,8 +256,9 @@ def test_the_node_runners_invariant_folds_a_seed_by_the_append_rules(tmp_path: P
     ]
     request = {"provider": "p", "model": "m", "messages": [seeded, question], "sessionId": "s"}
     observed = {"sessionId": "s", "log": log, "requests": [{"dispatchSeq": 6, "request": request}]}
-    assert _final(tmp_path, [observed]) == [{"fold": [], "invariant": []}]
+    assert _final(tmp_path, [observed]) == [{"fold": [], "invariant": []}] == [_suite(observed)]
     # Without the seed's message the request would differ from the log.
     request["messages"] = [question]
     (found,) = _final(tmp_path, [observed])
     assert found["invariant"] == [[0, 6, "messages", "LOGGEDLOOP-REQUEST-INVARIANT"]]
+    assert found == _suite(observed)

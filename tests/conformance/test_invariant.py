@@ -237,3 +237,21 @@ def test_an_event_outside_the_core_inside_an_attempt_ends_no_attempt() -> None:
 def test_a_core_event_between_a_dispatch_and_its_first_chunk_is_still_a_violation() -> None:
     log, requests = with_event_at(5, "request/context", {"provider": "p", "model": "n"})
     assert (0, 5, "attempt") in violations(log, requests)
+
+
+def test_a_seeded_assistant_message_without_turn_and_step_is_folded_as_a_seed() -> None:
+    """ "Seeded events are checked only against these append rules" (CONTRACTS.md, "The session
+    log"): a seeded `assistant/message` needs no `turn` or `step`, so it is on the surface and the
+    live loop's request carries it (COMPARISON.md folds the log with its seeded length)."""
+    log, requests = run()
+    seeded_answer = {**ANSWER, "id": "a0"}
+    seed = [
+        event(0, "assistant/message", {"message": seeded_answer}, surfaceOp="append"),
+        event(1, "session/end-seed", {}),
+    ]
+    log = seed + [{**entry, "seq": entry["seq"] + 2} for entry in log]
+    requests[0]["dispatchSeq"] += 2
+    requests[0]["request"]["messages"] = [seeded_answer, USER]
+    assert fields(log, requests) == []
+    requests[0]["request"]["messages"] = [USER]
+    assert fields(log, requests) == ["messages"]

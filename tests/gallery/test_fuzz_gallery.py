@@ -533,9 +533,14 @@ UNREACHED: Final = {
     "ErroredContextMisspelt": "its departure is in the `errored` answer alone, and generated "
     "scenarios are ones the reference runs (every op of the schema, names it made): neither "
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
+    "DeepDataIsNonJson": "its departure needs data nested more than 64 containers deep, and "
+    "the session family's events hold messages, headers and notes of a few levels only",
+    "StartedReasoningWithoutText": "its departure needs a reasoning block started and given no "
+    "delta, and every generated block streams one or two deltas after its `block-start` "
+    "(`LoopBuilder.held_stream`, the answers of `dsh_conformance.scenarios.loopscenario`)",
     "AbortedFailureKindMisspelt": "its departure needs a model failure with code ABORTED while "
-    "the turn is not cancelled, whose finish reason ROOT-MODEL leaves open (`error` or "
-    "`aborted`): generation avoids it (`AVOIDED`); with a cancel under way the turn ends "
+    "the turn is not cancelled (PROTOCOL.md's REPLY: logged as a finish of kind `aborted`), "
+    "which generation does not draw yet (`AVOIDED`); with a cancel under way the turn ends "
     "aborted either way (400 scenarios of seed 0 with held streams and cancels did not show it)",
 }
 

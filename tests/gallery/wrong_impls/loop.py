@@ -1113,6 +1113,7 @@ async def AbortInTheBuildNoticedAtDispatch(build, self, turn, step, assembly, *r
 @wrong(
     "ROOT-MODEL",
     "loop/a-text-block-started-and-never-ended-holds-empty-text",
+    "loop/a-reasoning-block-started-and-never-ended-holds-empty-text",
     "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
     "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
 )
@@ -1127,6 +1128,18 @@ def StartedBlockTextInverted(open_block, self, index, block_type):
         del block["text"]
     elif new:
         block["text"] = ""
+    return block
+
+
+@wrong("ROOT-MODEL", "loop/a-reasoning-block-started-and-never-ended-holds-empty-text")
+@patched(BlockAssembler, "_open")
+def StartedReasoningWithoutText(open_block, self, index, block_type):
+    """Only a text block starts with its empty text (the mutants `_open` 8 and 9): a reasoning
+    block started and never ended, given no delta, lacks its `text`."""
+    new = index not in self._blocks
+    block = open_block(self, index, block_type)
+    if new and block_type == "reasoning":
+        del block["text"]
     return block
 
 

@@ -540,6 +540,26 @@ def NegativeNumbersAreNonJson(freeze, value):
     return logged
 
 
+def _depth(value: Json) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@wrong(ROOT, "session/data-nested-deep-is-lossless-json")
+@patched(session, "frozen_lossless")
+def DeepDataIsNonJson(freeze, value):
+    """Data nested more than 64 containers deep is `session-non-json`: the walk that decides a
+    value outside the common shapes calls every such value not lossless (the mutants of
+    `jsonvalue._problem` 1, 17 to 19, 22, 27, 29, 32 and 33)."""
+    logged = freeze(value)
+    if _depth(value) > 64:
+        raise NotLossless("$ is nested too deep")
+    return logged
+
+
 def _as_object(value: Json) -> Json:
     if isinstance(value, list):
         value = {str(index): item for index, item in enumerate(value)}
