@@ -78,6 +78,7 @@ REQUIREMENTS: Final = (
         cases=(
             "session/non-json-data-is-rejected",
             "session/zero-and-negative-numbers-are-lossless-json",
+            "session/data-nested-deep-is-lossless-json",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),
@@ -335,6 +336,7 @@ REQUIREMENTS: Final = (
         "`assistant/message` | `{turn, step, message, usage?, interrupted?: true}`",
         cases=(
             "loop/a-text-block-started-and-never-ended-holds-empty-text",
+            "loop/a-reasoning-block-started-and-never-ended-holds-empty-text",
             "loop/chunks-after-a-blocks-end-are-ignored",
             "loop/a-tool-call-never-ended-runs-with-its-joined-arguments",
             "loop/deltas-without-a-block-start-open-blocks-of-their-kind",
