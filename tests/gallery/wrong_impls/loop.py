@@ -1246,6 +1246,7 @@ def DeltasOverrideTheEnd(push, self, chunk):
     "ROOT-MODEL",
     "loop/blocks-keep-the-order-they-were-started-in",
     "loop/a-text-block-started-and-never-ended-holds-empty-text",
+    "loop/a-reasoning-block-started-and-never-ended-holds-empty-text",
 )
 @patched(BlockAssembler, "push")
 def BlockStartIgnored(push, self, chunk):
