@@ -236,9 +236,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = config.stash[_STATE]
     wanted = set(config.getoption("--contract"))
     globs = config.getoption("--case"), config.getoption("--skip-case")
-    profile = None
-    if not config.getoption("--hypothesis-profile", None):
-        profile = _HYPOTHESIS["ci" if os.environ.get("CI") else "dev"]
+    # A profile named with ``--hypothesis-profile`` is applied as the suite's own are, not only
+    # loaded as Hypothesis's default: a property test imported before the profile was loaded
+    # (a process that imports the suite once and runs it many times) takes it too.
+    named = config.getoption("--hypothesis-profile", None)
+    profile = (
+        settings.get_profile(named)
+        if named
+        else _HYPOTHESIS["ci" if os.environ.get("CI") else "dev"]
+    )
     selected: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
     for item in items:

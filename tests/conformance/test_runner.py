@@ -771,3 +771,33 @@ def test_in_process_implementations_compared_in_one_run_do_not_share_modules(
     assert verdicts["reference"].startswith("incomplete"), verdicts  # -k: only the examples ran
     reference = report["implementations"][0]
     assert not [r for r in reference["results"] if r["outcome"] in ("failed", "errored")]
+
+
+def test_a_named_hypothesis_profile_reaches_property_tests_imported_before_it(
+    warm_runner: WarmRunner, tmp_path: Path
+) -> None:
+    """``--hypothesis-profile NAME`` is applied to the suite's property tests, not only loaded as
+    Hypothesis's default: a process that imported the suite before (the `warm_runner` server,
+    the gallery's `isolated_runs`) still runs NAME's examples. It ran 100, which left the
+    gallery's quick runs as slow as its whole ones."""
+    (tmp_path / "one_example.py").write_text(
+        "from hypothesis import Phase, settings\n"
+        'settings.register_profile("dsh-test-one", max_examples=1, phases=[Phase.generate])\n'
+    )
+    stdout = tmp_path / "out.txt"
+    status, _ = warm_runner.run(
+        [
+            *("-p", "one_example", "--hypothesis-profile", "dsh-test-one"),
+            *("--contract", "PROMPT-STRICT-RENDER", "-k", "test_render_follows_the_grammar"),
+            "--hypothesis-show-statistics",
+        ],
+        stdout,
+        None,
+        120,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path)},
+    )
+    printed = stdout.read_text()
+    assert status == 0, printed
+    assert "- 1 passing, 0 failing" in printed, printed
+    assert "Stopped because settings.max_examples=1" in printed, printed
