@@ -4,15 +4,19 @@ the implementation did not earn."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from warm_runner import WarmRunner
 
 #: Not in the fast subset (`-m "not slow"`): each runs the command in a process of its own.
 pytestmark = pytest.mark.slow
@@ -29,34 +33,36 @@ def environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 
 
-def interrupted_run(tmp_path: Path, *args: str, after: float = 0.0) -> tuple[int, str, str]:
-    """Run ``args``, send SIGINT once it has written its first test result (and ``after`` more
-    seconds), as Ctrl-C does; its exit status, standard output and standard error."""
-    process = subprocess.Popen(
-        command(*args),
-        cwd=tmp_path,
-        env=environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    started = process.stdout.read(1)  # pytest -q: the first test's mark
-    assert started, process.communicate()
-    time.sleep(after)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
-    return process.returncode, started + out, err
+def interrupted_run(
+    warm: WarmRunner, directory: Path, *args: str, after: float = 0.0
+) -> tuple[int, str, str]:
+    """Run ``args`` from ``directory`` (in a process of its own, forked by `warm_runner`), send
+    SIGINT once it has written its first test result (and ``after`` more seconds), as Ctrl-C
+    does; its exit status, standard output and standard error."""
+    with tempfile.TemporaryDirectory() as printed:
+        stdout, stderr = Path(printed, "stdout"), Path(printed, "stderr")
+        pid = warm.start(list(args), stdout, stderr, directory, {"NO_COLOR": "1"})
+        deadline = time.monotonic() + 120
+        # pytest -q: the first test's mark (the harness started and answered)
+        while not (stdout.exists() and stdout.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(after)
+        os.kill(pid, signal.SIGINT)
+        status, _ = warm.wait(pid, 120)
+        return status, stdout.read_text(), stderr.read_text()
 
 
 @pytest.mark.parametrize("attempt", range(8))
-def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(tmp_path: Path, attempt: int) -> None:
+def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(
+    warm_runner: WarmRunner, tmp_path: Path, attempt: int
+) -> None:
     """The reference harness, interrupted mid-case: its answer to that case comes after the
     interrupt, and is no "second line" of the case before (in 5 of 10 tries it was, and the JSON
     report said "does not conform"). Eight tries miss a race that strikes half the time once in
     256 runs."""
     report = tmp_path / "report.json"
     status, out, err = interrupted_run(
+        warm_runner,
         tmp_path,
         "--impl",
         REFERENCE_HARNESS,
@@ -76,17 +82,24 @@ def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(tmp_path: Path, att
     assert "Traceback" not in err
 
 
-def run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
-    """``dsh-conformance ARGS`` in ``tmp_path``: its exit status, stdout and stderr."""
-    done = subprocess.run(
-        command(*args),
-        cwd=tmp_path,
-        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.returncode, done.stdout, done.stderr
+#: ``dsh-conformance ARGS`` run from a directory: its exit status, standard output and error.
+Cli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(warm_runner: WarmRunner) -> Cli:
+    """``cli(directory, *args, path=())``: ``dsh-conformance ARGS`` run from ``directory`` (on
+    ``PYTHONPATH`` with ``path``, so that a driver written there loads), in a process of its own
+    forked by `warm_runner`: the process a user starts, minus the imports."""
+
+    def run(directory: Path, *args: str, path: tuple[Path, ...] = ()) -> tuple[int, str, str]:
+        with tempfile.TemporaryDirectory() as printed:
+            stdout, stderr = Path(printed, "stdout"), Path(printed, "stderr")
+            env = {"PYTHONPATH": os.pathsep.join(map(str, (directory, *path))), "NO_COLOR": "1"}
+            status, _ = warm_runner.run(list(args), stdout, stderr, 300, cwd=directory, env=env)
+            return status, stdout.read_text(), stderr.read_text()
+
+    return run
 
 
 BROKEN_DRIVERS = {
@@ -111,7 +124,7 @@ BROKEN_DRIVERS = {
     ("subcommand", "status"), [((), 4), (("info",), 2), (("smoke",), 2), (("fuzz",), 2)]
 )
 def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
-    tmp_path: Path, module: str, subcommand: tuple[str, ...], status: int
+    cli: Cli, tmp_path: Path, module: str, subcommand: tuple[str, ...], status: int
 ) -> None:
     """H1: a constructor that raises, a module that does not compile: no INTERNALERROR, no
     traceback; one line naming the --impl, the exception and the user's own line."""
@@ -119,7 +132,7 @@ def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
     (tmp_path / f"{module}.py").write_text(source)
     spec = f"{module}:Harness"
     more = ("--examples", "1") if subcommand == ("fuzz",) else ()
-    code, out, err = run(tmp_path, *subcommand, "--impl", spec, *more)
+    code, out, err = cli(tmp_path, *subcommand, "--impl", spec, *more)
     assert code == status, out + err
     assert "Traceback" not in out + err and "INTERNALERROR" not in out + err
     said = [text for text in (out + err).splitlines() if spec in text]
@@ -129,10 +142,10 @@ def test_a_driver_that_cannot_be_built_is_one_line_naming_it(
 
 @pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
 def test_a_report_path_that_is_a_directory_is_refused_before_the_run(
-    tmp_path: Path, option: str
+    cli: Cli, tmp_path: Path, option: str
 ) -> None:
     """H2: the whole suite ran, then a traceback and exit 1, the report lost."""
-    code, out, err = run(tmp_path, option, ".", "--case", "registry/*")
+    code, out, err = cli(tmp_path, option, ".", "--case", "registry/*")
     assert code == 4, out + err
     assert "Traceback" not in out + err
     assert f"{option}: . is a directory" in err
@@ -142,24 +155,24 @@ def test_a_report_path_that_is_a_directory_is_refused_before_the_run(
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("option", ["--conformance-json", "--write-expected-failures"])
 def test_a_report_that_cannot_be_written_after_the_run_keeps_the_verdict(
-    tmp_path: Path, option: str
+    cli: Cli, tmp_path: Path, option: str
 ) -> None:
     """H2: a write that fails after the run (a full disk) is one line; the verdict's exit
     status (0: the reference conforms) is kept."""
-    code, out, err = run(tmp_path, option, "/dev/full", "--contract", "PROMPT-TOOL-ORDER")
+    code, out, err = cli(tmp_path, option, "/dev/full", "--contract", "PROMPT-TOOL-ORDER")
     assert code == 0, out + err
     assert "Traceback" not in out + err
     assert "cannot write" in out + err and "/dev/full" in out + err
 
 
 @pytest.mark.parametrize("output", [".", "/"])
-def test_summary_into_a_directory_is_one_line(tmp_path: Path, output: str) -> None:
+def test_summary_into_a_directory_is_one_line(cli: Cli, tmp_path: Path, output: str) -> None:
     """H3: ``summary … -o .`` gave a traceback."""
-    code, out, err = run(
+    code, out, err = cli(
         tmp_path, "--contract", "PROMPT-TOOL-ORDER", "--conformance-json", "r.json"
     )
     assert code == 0, out + err
-    code, out, err = run(tmp_path, "summary", str(tmp_path / "r.json"), "-o", output)
+    code, out, err = cli(tmp_path, "summary", str(tmp_path / "r.json"), "-o", output)
     assert code == 2, out + err
     assert err.strip() == f"dsh-conformance summary: {output}: is a directory; give a file name"
     assert not list(tmp_path.glob(".*.part"))
@@ -193,26 +206,41 @@ def test_a_missing_extra_is_named_by_every_command(tmp_path: Path, args: list[st
     assert "pip install 'dsh-prompt-conformance[conformance]'" in done.stderr
 
 
-def test_ctrl_c_in_check_log_is_interrupted_exit_2(tmp_path: Path) -> None:
-    """H5: a traceback and exit 130. The log is a FIFO nobody writes: check-log waits in it."""
+def test_ctrl_c_in_check_log_is_interrupted_exit_2(warm_runner: WarmRunner, tmp_path: Path) -> None:
+    """H5: a traceback and exit 130. The log is a FIFO: check-log opens it and waits for lines
+    that never come, and is interrupted there."""
     fifo = tmp_path / "session.jsonl"
     os.mkfifo(fifo)
-    process = subprocess.Popen(
-        command("check-log", str(fifo)),
-        cwd=tmp_path,
-        env=environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(3)  # the imports, then the open that waits for a writer
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 2, out + err
+    with tempfile.TemporaryDirectory() as printed:
+        stdout, stderr = Path(printed, "stdout"), Path(printed, "stderr")
+        pid = warm_runner.start(["check-log", str(fifo)], stdout, stderr, tmp_path)
+        writer = _open_when_read(fifo, limit=120)
+        try:
+            os.kill(pid, signal.SIGINT)
+            status, _ = warm_runner.wait(pid, 60)
+        finally:
+            os.close(writer)
+        out, err = stdout.read_text(), stderr.read_text()
+    assert status == 2, out + err
     assert err.strip() == "dsh-conformance check-log: interrupted", err
 
 
-def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_path: Path) -> None:
+def _open_when_read(fifo: Path, limit: float) -> int:
+    """The FIFO's writing end, opened once a reader has opened it (until then the open fails
+    with ENXIO): the reader then waits for lines."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:
+            if error.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(
+    cli: Cli, tmp_path: Path
+) -> None:
     """H5: ``fuzz`` with an in-process driver that raises KeyboardInterrupt (as Ctrl-C does
     inside it): "interrupted", exit 2, and no case half-written to --out."""
     (tmp_path / "interrupted_driver.py").write_text(
@@ -223,7 +251,7 @@ def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_p
         "            raise KeyboardInterrupt\n"
         "        return super().handle(message)\n"
     )
-    code, out, err = run(
+    code, out, err = cli(
         tmp_path,
         "fuzz",
         "--impl",
@@ -243,9 +271,9 @@ def test_a_driver_raising_keyboard_interrupt_in_fuzz_is_interrupted_exit_2(tmp_p
     assert not (tmp_path / "found").exists()
 
 
-def test_a_case_glob_matching_nothing_is_named(tmp_path: Path) -> None:
+def test_a_case_glob_matching_nothing_is_named(cli: Cli, tmp_path: Path) -> None:
     """M7: ``--case 'registy/*'`` ran nothing without saying which glob matched nothing."""
-    code, out, err = run(tmp_path, "--case", "registy/*")
+    code, out, err = cli(tmp_path, "--case", "registy/*")
     assert code == 4, out + err
     assert "--case 'registy/*' matches no example case" in err
     assert "Traceback" not in err
@@ -269,10 +297,10 @@ def test_list_honours_case_and_refuses_unknown_options(
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
 
 
-def test_info_json_prints_json_when_the_handshake_fails(tmp_path: Path) -> None:
+def test_info_json_prints_json_when_the_handshake_fails(cli: Cli, tmp_path: Path) -> None:
     """M11: ``info --json`` printed text when the handshake failed."""
     broken = Path(__file__).with_name("broken_harness.py")
-    code, out, err = run(
+    code, out, err = cli(
         tmp_path, "info", "--json", "--impl", f"{sys.executable} {broken} bad-handshake"
     )
     assert code == 1, out + err
@@ -281,19 +309,19 @@ def test_info_json_prints_json_when_the_handshake_fails(tmp_path: Path) -> None:
     assert "speaks protocol 999" in document["error"]
 
 
-def test_fail_on_skip_fails_when_the_live_test_did_not_run(tmp_path: Path) -> None:
+def test_fail_on_skip_fails_when_the_live_test_did_not_run(cli: Cli, tmp_path: Path) -> None:
     """The exit-code table says 1 when a selected test did not run; the live test not run
     (no --live) exited 0."""
-    code, out, err = run(tmp_path, "--contract", "PROMPT-CACHE-E2E", "--fail-on-skip")
+    code, out, err = cli(tmp_path, "--contract", "PROMPT-CACHE-E2E", "--fail-on-skip")
     assert code == 1, out + err
     assert "--fail-on-skip: 1 selected test(s) of reference did not run" in out
 
 
-def test_pytests_closing_line_agrees_with_a_failed_run(tmp_path: Path) -> None:
+def test_pytests_closing_line_agrees_with_a_failed_run(cli: Cli, tmp_path: Path) -> None:
     """M9: the suite's table failed the run (here: a harness that cannot start), while pytest's
     closing line said only what it counted."""
     broken = Path(__file__).with_name("broken_harness.py")
-    code, out, err = run(
+    code, out, err = cli(
         tmp_path, "--impl", f"{sys.executable} {broken} bad-handshake", "--case", "registry/*"
     )
     assert code == 1, out + err
@@ -320,30 +348,27 @@ def test_export_into_a_non_empty_directory_is_refused_unless_forced(
     assert main(["export-cases", str(again), "--contract", "PROMPT-TOOL-ORDER"]) == 0
 
 
-def test_run_case_replays_an_exported_case_against_an_implementation(tmp_path: Path) -> None:
+def test_run_case_replays_an_exported_case_against_an_implementation(
+    cli: Cli, tmp_path: Path
+) -> None:
     """M5: a case file (exported, or written by fuzz in the same format) could not be run
     against an implementation. The reference passes it; the gallery's ProjectAnswersOk fails it;
     a file that is no case is one line, exit 2."""
     gallery = ROOT / "tests" / "gallery"
-    code, out, err = run(tmp_path, "export-cases", "cases", "--contract", "LOOP-RUNTIME-CONTEXT")
+    code, out, err = cli(tmp_path, "export-cases", "cases", "--contract", "LOOP-RUNTIME-CONTEXT")
     assert code == 0, out + err
     case = tmp_path / "cases" / "runtime-context__never-seen-and-empty-proposes-nothing.json"
-    code, out, err = run(tmp_path, "run-case", str(case))
+    code, out, err = cli(tmp_path, "run-case", str(case))
     assert (code, out) == (
         0,
         "passed runtime-context/never-seen-and-empty-proposes-nothing against reference\n",
     ), err
-    done = subprocess.run(
-        command("run-case", str(case), "--impl", "wrong_impls:ProjectAnswersOk"),
-        cwd=tmp_path,
-        env={**environment(), "PYTHONPATH": f"{ROOT}{os.pathsep}{gallery}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
+    code, out, err = cli(
+        tmp_path, "run-case", str(case), "--impl", "wrong_impls:ProjectAnswersOk", path=(gallery,)
     )
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.startswith("FAILED runtime-context/never-seen-and-empty-proposes-nothing")
-    code, out, err = run(tmp_path, "run-case", str(tmp_path / "cases" / "COMPARISON.md"))
+    assert code == 1, out + err
+    assert out.startswith("FAILED runtime-context/never-seen-and-empty-proposes-nothing")
+    code, out, err = cli(tmp_path, "run-case", str(tmp_path / "cases" / "COMPARISON.md"))
     assert code == 2 and "not a case file" in err and "Traceback" not in err, err
 
 
@@ -355,11 +380,11 @@ def test_run_case_replays_an_exported_case_against_an_implementation(tmp_path: P
     ],
 )
 def test_fuzz_names_a_bad_budget_and_a_database_file(
-    tmp_path: Path, args: list[str], says: str
+    cli: Cli, tmp_path: Path, args: list[str], says: str
 ) -> None:
     """Low: ``invalid _seconds value``; ``--database FILE`` silently stored nothing."""
     (tmp_path / "db.txt").write_text("my notes\n")
-    code, out, err = run(tmp_path, "fuzz", "--impl", "reference", *args)
+    code, out, err = cli(tmp_path, "fuzz", "--impl", "reference", *args)
     assert code == 2, out + err
     assert says in err and "_seconds" not in err, err
     assert (tmp_path / "db.txt").read_text() == "my notes\n"

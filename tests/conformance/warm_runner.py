@@ -139,6 +139,18 @@ class WarmRunner:
     ) -> tuple[int, int]:
         """Run the runner with ``argv`` (killed after ``limit`` seconds), its output into the
         given files; its exit status and the largest resident set of its process tree, KiB."""
+        return self.wait(self.start(argv, stdout, stderr, cwd, env), limit)
+
+    def start(
+        self,
+        argv: list[str],
+        stdout: Path,
+        stderr: Path | None,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> int:
+        """Start a run as `run` does, without waiting for it: its process id (to signal it
+        while it runs); `wait` ends it. One run at a time."""
         assert self.process.stdin is not None and self.process.stdout is not None
         request = {
             "argv": argv,
@@ -149,7 +161,13 @@ class WarmRunner:
         }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        pid = json.loads(self.process.stdout.readline())["pid"]
+        pid: int = json.loads(self.process.stdout.readline())["pid"]
+        return pid
+
+    def wait(self, pid: int, limit: float) -> tuple[int, int]:
+        """Wait for the run `start` started (killed after ``limit`` seconds): its exit status
+        and the largest resident set of its process tree, KiB."""
+        assert self.process.stdout is not None
         timer = threading.Timer(limit, os.kill, (pid, signal.SIGKILL))
         timer.start()
         try:
