@@ -333,6 +333,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     report = yield
     label = _label_of(item)
+    latch = item.config.stash.get(_LATCH, None)
+    if latch is not None and latch.seen and report.when == "call" and not report.skipped:
+        _cut_short(item, report)
     if label is not None and (report.when == "call" or not report.passed):
         state = item.config.stash[_STATE]
         outcome = _classify(report, call)
@@ -352,6 +355,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         if outcome == "errored":
             _count_error(item.config, state, impl)
     return report
+
+
+def _cut_short(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Ctrl-C came while the test ran, and the code it landed in swallowed it (`interrupt`):
+    whatever the test found, passed or failed, is no verdict on the implementation (issue 37).
+    It was not reached, as the tests after it."""
+    reason = f"Skipped: {NOT_REACHED} interrupted (Ctrl-C) while it ran"
+    report.outcome = "skipped"
+    report.longrepr = (str(item.path), item.location[1] or 0, reason)
 
 
 def _record_late_errors(state: _State, impl: Implementation) -> None:
@@ -376,7 +388,15 @@ def _count_error(config: pytest.Config, state: _State, impl: Implementation) -> 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """What pytest cannot see decides too: late errors, ``--fail-on-skip``, a stale baseline."""
+    """What pytest cannot see decides too: late errors, ``--fail-on-skip``, a stale baseline,
+    and Ctrl-C that the last test swallowed (the run was interrupted all the same)."""
+    latch = session.config.stash.get(_LATCH, None)
+    if latch is not None and latch.seen and session.exitstatus != pytest.ExitCode.INTERRUPTED:
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            # After the progress line, which pytest ends only after this hook.
+            terminal.write("\ninterrupted (Ctrl-C) in the last test: it was not reached")
     state = session.config.stash.get(_STATE, None)
     if state is None or not state.report.collected or session.config.option.collectonly:
         return

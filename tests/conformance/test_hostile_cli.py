@@ -82,6 +82,60 @@ def test_ctrl_c_never_becomes_a_verdict_on_a_correct_harness(
     assert "Traceback" not in err
 
 
+#: A harness that, while it runs one case, gets Ctrl-C where Python swallows it (a garbage
+#: collection callback, as Hypothesis installs: the interrupt is "unraisable"), then answers that
+#: case wrongly, as the code the interrupt cut short might.
+SWALLOWED_CTRL_C = """
+import gc, os, signal
+from dsh_reference.harness import Driver
+
+def ctrl_c_in_a_gc_callback(phase, info):
+    gc.callbacks.remove(ctrl_c_in_a_gc_callback)
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(10_000):  # the handler runs in here, and its KeyboardInterrupt is dropped
+        pass
+
+class Harness(Driver):
+    def handle(self, message):
+        answer = super().handle(message)
+        if message.get("type") == "run" and message.get("case") == CASE:
+            gc.callbacks.append(ctrl_c_in_a_gc_callback)
+            gc.collect()
+            answer["observations"] = [{"ok": True} for _ in answer["observations"]]
+        return answer
+"""
+
+
+#: The case the harness is interrupted in, and two selections: the case first of its contract's
+#: (the next test's start raises the interrupt again), and the case alone (the session's end must).
+CUT_SHORT = "registry/config-toolOrder-given-a-string"
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [("--contract", "PROMPT-TOOL-ORDER", "-k", "test_example"), ("--case", CUT_SHORT)],
+    ids=["first-of-many", "alone"],
+)
+def test_a_test_that_ctrl_c_cut_short_is_no_verdict(
+    cli: Cli, tmp_path: Path, selection: tuple[str, ...]
+) -> None:
+    """Ctrl-C swallowed inside a test that then fails: the run is interrupted, that test not
+    reached, and nothing failed (it failed, and the run said "does not conform")."""
+    (tmp_path / "swallowing.py").write_text(f"CASE = {CUT_SHORT!r}\n{SWALLOWED_CTRL_C}")
+    code, out, err = cli(
+        tmp_path,
+        *("--impl", "swallowing:Harness", *selection, "--conformance-json", "report.json"),
+    )
+    assert code == 2, out + err
+    (implementation,) = json.loads((tmp_path / "report.json").read_text())["implementations"]
+    outcomes = {result["test"]: result["outcome"] for result in implementation["results"]}
+    assert outcomes[f"test_example[{CUT_SHORT}]"] == "not reached", out
+    assert not set(outcomes.values()) & {"failed", "errored"}, out
+    assert implementation["status"] == "incomplete", out
+    assert "DOES NOT CONFORM" not in out
+    assert "KeyboardInterrupt" in out or "interrupted (Ctrl-C)" in out, out
+
+
 #: ``dsh-conformance ARGS`` run from a directory: its exit status, standard output and error.
 Cli = Callable[..., tuple[int, str, str]]
 
