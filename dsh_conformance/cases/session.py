@@ -321,6 +321,25 @@ CASES: list[Case] = [
         ],
     ),
     _case(
+        "an-array-that-holds-itself-is-rejected",
+        "`session-non-json` names cycles among what is not lossless JSON, and a cycle may run "
+        "through arrays alone: an array that holds itself, directly or inside another array, is "
+        "refused like an object that holds itself. " + ATOMIC,
+        _rejected(
+            "session-non-json",
+            s.session_append(
+                "x-plugin/note", {"x": [0]}, inject=[s.inject(["data", "x", 0], "cycle")]
+            ),
+            s.session_append(
+                "x-plugin/note",
+                {"x": [[1, 0], 2]},
+                inject=[s.inject(["data", "x", 0, 1], "cycle")],
+            ),
+            before=[],
+            surface=[],
+        ),
+    ),
+    _case(
         "other-events-cannot-carry-surface-metadata",
         "`surface-op-forbidden`: any other type carrying `surfaceOp` or `sourceEventSeqs` — core "
         "types and types outside the core vocabulary alike. " + ATOMIC,

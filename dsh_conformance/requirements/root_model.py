@@ -79,6 +79,7 @@ REQUIREMENTS: Final = (
             "session/non-json-data-is-rejected",
             "session/zero-and-negative-numbers-are-lossless-json",
             "session/data-nested-deep-is-lossless-json",
+            "session/an-array-that-holds-itself-is-rejected",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),

@@ -535,6 +535,9 @@ UNREACHED: Final = {
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
     "DeepDataIsNonJson": "its departure needs data nested more than 64 containers deep, and "
     "the session family's events hold messages, headers and notes of a few levels only",
+    "ArrayCyclesAreLossless": "its departure needs an INJECT of `cycle` inside an array, and the "
+    "session family injects only `NaN`, `-0` or `undefined`, at `data.extra` "
+    "(`dsh_conformance.fuzz.draws.session`)",
     "StartedReasoningWithoutText": "its departure needs a reasoning block started and given no "
     "delta, and every generated block streams one or two deltas after its `block-start` "
     "(`LoopBuilder.held_stream`, the answers of `dsh_conformance.scenarios.loopscenario`)",
