@@ -178,6 +178,48 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/tools-added-after-a-turn-write-one-change-header",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            "After its first header a loop instance writes `{reason: \"change\"}` only when the "
+            "canonical header is not equal to the folded one, and a loop-built request has "
+            "`tools` exactly when the canonical header has them: the first turn assembles no "
+            "tools (a header without `tools`); a tool provider registered in the agent's scope "
+            "before the second turn makes its header a `change` holding the two schemas, in "
+            "name order; the third turn, with the same tools, writes no header, and both later "
+            "requests carry the tools."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO, HELLO]),
+            lp.followup("a", "one"),
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL)), layer="a"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            3,
+                            header=[lp.header("change", tools=[READ_TOOL, WRITE_TOOL])],
+                        ),
+                        12,
+                    ),  # 12-22, the header at 15
+                    *_relative(_answered_turn(3, "three", 5, header=[]), 23),  # 23-32
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "tools": ABSENT},
+                    {"dispatchSeq": 16, "tools": [READ_TOOL, WRITE_TOOL]},
+                    {"dispatchSeq": 26, "tools": [READ_TOOL, WRITE_TOOL]},
+                ],
+            ),
+        ),
+    ),
+    Case(
         id="loop/resume-header-for-a-new-loop-over-a-seeded-log",
         contracts=BUILD,
         requires=LOOP,

@@ -957,6 +957,28 @@ CASES: list[Case] = [
         s.SESSION_1_2,
     ),
     _case(
+        "seed-seq-and-time-written-with-a-zero-fraction-are-integers",
+        "A seeded `seq` is an integer in 0..2^53 - 1 and `time` an integer of magnitude at most "
+        "2^53 - 1, and JSON numbers are values (PROTOCOL.md compares them by value: `100` and "
+        "`100.0` are one number): a `seq` written `0.0` or `1.0` and a `time` written "
+        "`1700000000000.0` are those integers, so the seed is accepted.",
+        [
+            s.session_seed(
+                [
+                    _seeded(0, "x/note", {}) | {"seq": 0.0, "time": 1_700_000_000_000.0},
+                    _seeded(1, "x/note", {}) | {"seq": 1.0},
+                ]
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "x/note", "seq": 0, "data": {}},
+                    {"type": "x/note", "seq": 1, "data": {}},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                )
+            ),
+        ],
+    ),
+    _case(
         "seed-time-at-the-bound-is-accepted",
         "A seeded `time` is an integer of magnitude at most 2^53 - 1: 2^53 - 1 and -(2^53 - 1) "
         "are accepted.",

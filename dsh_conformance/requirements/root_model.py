@@ -220,6 +220,7 @@ REQUIREMENTS: Final = (
             "session/seed-event-that-is-not-an-object-is-session-event-invalid",
             "session/seed-seq-at-the-bound-is-well-formed",
             "session/seed-time-at-the-bound-is-accepted",
+            "session/seed-seq-and-time-written-with-a-zero-fraction-are-integers",
         ),
     ),
     Requirement(

@@ -661,3 +661,12 @@ def SourceSeqsMayCiteThemselves(parse, source_event_seqs, type, seq, where):
     """`sourceEventSeqs` are checked to be at most the event's seq, not below it: an event may
     cite itself ("each below the event's `seq`", ROOT-MODEL)."""
     return parse(source_event_seqs, type, seq + 1, where)
+
+
+@wrong(ROOT, "session/seed-seq-and-time-written-with-a-zero-fraction-are-integers")
+@patched(session, "_as_integer")
+def IntegersMustBeWrittenWithoutAFraction(as_integer, value):
+    """A number is an integer only when written without a fraction: a seeded `seq` or `time`
+    written `1.0` is `session-event-invalid` (so are such replace bounds and cited seqs, refused
+    by their surface rules; the mutants of `session._as_integer` 5 and 7)."""
+    return None if isinstance(value, float) else as_integer(value)
