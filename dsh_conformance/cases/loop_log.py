@@ -247,6 +247,44 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/resume-header-with-unchanged-tools-is-the-header-alone",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "A new loop instance's first request build writes `resume` even when the header is "
+            "identical, and a header is `{config, adapterDefaults?, system?, tools?}` "
+            "(PROMPT-HEADER-CANONICAL): a global tool provider gives both instances the same "
+            "two schemas, so the `resume` header holds them as `tools`, in name order, and "
+            "nothing else beside the config and the system."
+        ),
+        ops=(
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL))),
+            lp.agent("a1", model=[HELLO]),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}),
+            lp.followup("a2", "two"),
+            lp.observe(
+                "a2",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[lp.header("initial", tools=[READ_TOOL, WRITE_TOOL]), lp.context()],
+                    ),  # 0-11
+                    lp.end_seed(),  # 12
+                    *_relative(
+                        _answered_turn(
+                            2, "two", 3, header=[lp.header("resume", tools=[READ_TOOL, WRITE_TOOL])]
+                        ),
+                        13,
+                    ),  # 13-23, the header at 16
+                ],
+                requests=[{"dispatchSeq": 17, "tools": [READ_TOOL, WRITE_TOOL]}],
+            ),
+        ),
+    ),
+    Case(
         id="loop/adapter-defaults-are-marked-and-sent",
         contracts=BUILD,
         requires=LOOP,

@@ -22,6 +22,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/header-initial-then-none-over-unchanged-steps",
             "loop/resume-header-for-a-new-loop-over-a-seeded-log",
+            "loop/resume-header-with-unchanged-tools-is-the-header-alone",
         ),
         tests=("test_golden_header_events",),
     ),

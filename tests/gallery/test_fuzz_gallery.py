@@ -57,6 +57,7 @@ REACHED: Final = {
     "HeaderEveryStep": "loop",
     "ToolsReadFromAHeaderWithoutTools": "loop",
     "UnchangedToolsLeftOut": "loop",
+    "ReusedToolsMarkedInTheHeader": "loop",
     "SnapshotEveryStep": "loop",
     "RetryOpensNewStep": "loop",
     "EmptyDecisionFallsBack": "loop",

@@ -1334,3 +1334,15 @@ def UnchangedToolsLeftOut(canonical, draft, *, in_force=None):
     if in_force is not None and draft.get("tools") and draft["tools"] == in_force.get("tools"):
         draft = {key: value for key, value in draft.items() if key != "tools"}
     return canonical(draft, in_force=in_force)
+
+
+@wrong("LOOP-REQUEST-BUILD", "loop/resume-header-with-unchanged-tools-is-the-header-alone")
+@patched(header, "canonical_header", also=loop)
+def ReusedToolsMarkedInTheHeader(canonical, draft, *, in_force=None):
+    """A request build whose tools equal the header in force's keeps a note of the reuse in the
+    header it writes: the tools again under a key of their own (`reusedTools`), beside `tools`
+    (the mutants of `header.canonical_header` 19 and 20)."""
+    built = canonical(draft, in_force=in_force)
+    if in_force is not None and "tools" in built and built["tools"] is in_force.get("tools"):
+        return {**built, "reusedTools": built["tools"]}
+    return built
