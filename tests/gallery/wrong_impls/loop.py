@@ -49,6 +49,7 @@ def HalfRouteResolved(init, self, **options):
     "LOOP-REQUEST-BUILD",
     "loop/assembled-tools-are-in-the-header-and-the-request",
     "loop/tools-added-after-a-turn-write-one-change-header",
+    "loop/resume-header-with-unchanged-tools-is-the-header-alone",
 )
 @patched(Agent, "build_request")
 def ToolsLeftOutOfTheBuild(build, self, turn, step, assembly, *rest):
