@@ -3,6 +3,10 @@ PROMPT-HEADER-CHANGE-TEST) and runtime-context snapshots (LOOP-RUNTIME-CONTEXT).
 
 Expected logs are in the view of `dsh_conformance.judge.logview` (positions, ``#n`` ids), worked out
 by hand from CONTRACTS.md; the comment after an event is its position.
+
+Why one module: it is a table ordered as CONTRACTS.md's sections are (the request build and its
+headers, then the runtime context), each case read alone; the schemas and helpers they share are
+defined at its top.
 """
 
 from __future__ import annotations

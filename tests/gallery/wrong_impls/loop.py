@@ -1331,7 +1331,8 @@ def UnchangedToolsLeftOut(canonical, draft, *, in_force=None):
     """A request build whose tools equal the header in force's keeps no tools of its own (they
     are "unchanged"): that header differs from the one in force, so a `change` header without
     tools is written and the request goes without them (the mutant of `header.canonical_header`
-    18, which writes them as `null`)."""
+    18, which writes them as `null`). A new instance's `resume` header loses them the same way
+    (`loop/resume-header-with-unchanged-tools-is-the-header-alone`, under LOOP-REQUEST-BUILD)."""
     if in_force is not None and draft.get("tools") and draft["tools"] == in_force.get("tools"):
         draft = {key: value for key, value in draft.items() if key != "tools"}
     return canonical(draft, in_force=in_force)
