@@ -186,7 +186,7 @@ CASES = [
         contracts=HEADERS,
         requires=LOOP,
         why=(
-            "After its first header a loop instance writes `{reason: \"change\"}` only when the "
+            'After its first header a loop instance writes `{reason: "change"}` only when the '
             "canonical header is not equal to the folded one, and a loop-built request has "
             "`tools` exactly when the canonical header has them: the first turn assembles no "
             "tools (a header without `tools`); a tool provider registered in the agent's scope "

@@ -1321,7 +1321,7 @@ def ToolsReadFromAHeaderWithoutTools(canonical, draft, *, in_force=None):
     (a `KeyError`), and the turn ends in error (the mutants of `header.canonical_header` 9 and
     `header._same_text` 5)."""
     if in_force is not None and draft.get("tools") and "tools" not in in_force:
-        in_force["tools"]  # noqa: B018 - the lookup is the departure
+        raise KeyError("tools")  # what reading the tools of a header without them raises
     return canonical(draft, in_force=in_force)
 
 
