@@ -3,6 +3,10 @@ PROMPT-HEADER-CHANGE-TEST) and runtime-context snapshots (LOOP-RUNTIME-CONTEXT).
 
 Expected logs are in the view of `dsh_conformance.judge.logview` (positions, ``#n`` ids), worked out
 by hand from CONTRACTS.md; the comment after an event is its position.
+
+Why one module: it is a table ordered as CONTRACTS.md's sections are (the request build and its
+headers, then the runtime context), each case read alone; the schemas and helpers they share are
+defined at its top.
 """
 
 from __future__ import annotations
@@ -178,6 +182,48 @@ CASES = [
         ),
     ),
     Case(
+        id="loop/tools-added-after-a-turn-write-one-change-header",
+        contracts=HEADERS,
+        requires=LOOP,
+        why=(
+            'After its first header a loop instance writes `{reason: "change"}` only when the '
+            "canonical header is not equal to the folded one, and a loop-built request has "
+            "`tools` exactly when the canonical header has them: the first turn assembles no "
+            "tools (a header without `tools`); a tool provider registered in the agent's scope "
+            "before the second turn makes its header a `change` holding the two schemas, in "
+            "name order; the third turn, with the same tools, writes no header, and both later "
+            "requests carry the tools."
+        ),
+        ops=(
+            lp.agent("a", model=[HELLO, HELLO, HELLO]),
+            lp.followup("a", "one"),
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL)), layer="a"),
+            lp.followup("a", "two"),
+            lp.followup("a", "three"),
+            lp.observe(
+                "a",
+                log=[
+                    *_answered_turn(1, "one", 1),  # 0-11
+                    *_relative(
+                        _answered_turn(
+                            2,
+                            "two",
+                            3,
+                            header=[lp.header("change", tools=[READ_TOOL, WRITE_TOOL])],
+                        ),
+                        12,
+                    ),  # 12-22, the header at 15
+                    *_relative(_answered_turn(3, "three", 5, header=[]), 23),  # 23-32
+                ],
+                requests=[
+                    {"dispatchSeq": 5, "tools": ABSENT},
+                    {"dispatchSeq": 16, "tools": [READ_TOOL, WRITE_TOOL]},
+                    {"dispatchSeq": 26, "tools": [READ_TOOL, WRITE_TOOL]},
+                ],
+            ),
+        ),
+    ),
+    Case(
         id="loop/resume-header-for-a-new-loop-over-a-seeded-log",
         contracts=BUILD,
         requires=LOOP,
@@ -201,6 +247,44 @@ CASES = [
                         _answered_turn(2, "two", 3, header=[lp.header("resume")]), 13
                     ),  # 13-23, the header at 16
                 ],
+            ),
+        ),
+    ),
+    Case(
+        id="loop/resume-header-with-unchanged-tools-is-the-header-alone",
+        contracts=BUILD,
+        requires=LOOP,
+        why=(
+            "A new loop instance's first request build writes `resume` even when the header is "
+            "identical, and a header is `{config, adapterDefaults?, system?, tools?}` "
+            "(PROMPT-HEADER-CANONICAL): a global tool provider gives both instances the same "
+            "two schemas, so the `resume` header holds them as `tools`, in name order, and "
+            "nothing else beside the config and the system."
+        ),
+        ops=(
+            s.tools("tools", s.provider(s.toolset(WRITE_TOOL, READ_TOOL))),
+            lp.agent("a1", model=[HELLO]),
+            lp.followup("a1", "one"),
+            lp.agent("a2", model=[HELLO], seed={"agent": "a1"}),
+            lp.followup("a2", "two"),
+            lp.observe(
+                "a2",
+                log=[
+                    *_answered_turn(
+                        1,
+                        "one",
+                        1,
+                        header=[lp.header("initial", tools=[READ_TOOL, WRITE_TOOL]), lp.context()],
+                    ),  # 0-11
+                    lp.end_seed(),  # 12
+                    *_relative(
+                        _answered_turn(
+                            2, "two", 3, header=[lp.header("resume", tools=[READ_TOOL, WRITE_TOOL])]
+                        ),
+                        13,
+                    ),  # 13-23, the header at 16
+                ],
+                requests=[{"dispatchSeq": 17, "tools": [READ_TOOL, WRITE_TOOL]}],
             ),
         ),
     ),

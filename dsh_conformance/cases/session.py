@@ -321,6 +321,25 @@ CASES: list[Case] = [
         ],
     ),
     _case(
+        "an-array-that-holds-itself-is-rejected",
+        "`session-non-json` names cycles among what is not lossless JSON, and a cycle may run "
+        "through arrays alone: an array that holds itself, directly or inside another array, is "
+        "refused like an object that holds itself. " + ATOMIC,
+        _rejected(
+            "session-non-json",
+            s.session_append(
+                "x-plugin/note", {"x": [0]}, inject=[s.inject(["data", "x", 0], "cycle")]
+            ),
+            s.session_append(
+                "x-plugin/note",
+                {"x": [[1, 0], 2]},
+                inject=[s.inject(["data", "x", 0, 1], "cycle")],
+            ),
+            before=[],
+            surface=[],
+        ),
+    ),
+    _case(
         "other-events-cannot-carry-surface-metadata",
         "`surface-op-forbidden`: any other type carrying `surfaceOp` or `sourceEventSeqs` — core "
         "types and types outside the core vocabulary alike. " + ATOMIC,
@@ -936,6 +955,28 @@ CASES: list[Case] = [
             ),
         ],
         s.SESSION_1_2,
+    ),
+    _case(
+        "seed-seq-and-time-written-with-a-zero-fraction-are-integers",
+        "A seeded `seq` is an integer in 0..2^53 - 1 and `time` an integer of magnitude at most "
+        "2^53 - 1, and JSON numbers are values (PROTOCOL.md compares them by value: `100` and "
+        "`100.0` are one number): a `seq` written `0.0` or `1.0` and a `time` written "
+        "`1700000000000.0` are those integers, so the seed is accepted.",
+        [
+            s.session_seed(
+                [
+                    _seeded(0, "x/note", {}) | {"seq": 0.0, "time": 1_700_000_000_000.0},
+                    _seeded(1, "x/note", {}) | {"seq": 1.0},
+                ]
+            ),
+            s.session_log(
+                expect=s.events(
+                    {"type": "x/note", "seq": 0, "data": {}},
+                    {"type": "x/note", "seq": 1, "data": {}},
+                    {"type": "session/end-seed", "seq": 2, "data": {}},
+                )
+            ),
+        ],
     ),
     _case(
         "seed-time-at-the-bound-is-accepted",

@@ -22,6 +22,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/header-initial-then-none-over-unchanged-steps",
             "loop/resume-header-for-a-new-loop-over-a-seeded-log",
+            "loop/resume-header-with-unchanged-tools-is-the-header-alone",
         ),
         tests=("test_golden_header_events",),
     ),
@@ -35,6 +36,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/header-initial-then-none-over-unchanged-steps",
             "loop/one-change-header-after-a-section-change",
+            "loop/tools-added-after-a-turn-write-one-change-header",
             "loop/adapter-defaults-stay-marked-on-the-next-turn",
             "loop/temperature-and-stop-carry-to-the-next-turn",
         ),

@@ -19,6 +19,7 @@ REQUIREMENTS: Final = (
         cases=(
             "loop/header-initial-then-none-over-unchanged-steps",
             "loop/one-change-header-after-a-section-change",
+            "loop/tools-added-after-a-turn-write-one-change-header",
             "loop/adapter-defaults-stay-marked-on-the-next-turn",
         ),
         tests=("test_golden_header_events",),

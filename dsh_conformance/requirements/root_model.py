@@ -79,6 +79,7 @@ REQUIREMENTS: Final = (
             "session/non-json-data-is-rejected",
             "session/zero-and-negative-numbers-are-lossless-json",
             "session/data-nested-deep-is-lossless-json",
+            "session/an-array-that-holds-itself-is-rejected",
         ),
         tests=("test_a_rejected_append_changes_nothing",),
     ),
@@ -219,6 +220,7 @@ REQUIREMENTS: Final = (
             "session/seed-event-that-is-not-an-object-is-session-event-invalid",
             "session/seed-seq-at-the-bound-is-well-formed",
             "session/seed-time-at-the-bound-is-accepted",
+            "session/seed-seq-and-time-written-with-a-zero-fraction-are-integers",
         ),
     ),
     Requirement(

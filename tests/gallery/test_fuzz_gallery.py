@@ -55,6 +55,9 @@ REACHED: Final = {
     "AgentForEveryScope": "registry",
     "AnswerUsageLoggedAsNull": "loop",
     "HeaderEveryStep": "loop",
+    "ToolsReadFromAHeaderWithoutTools": "loop",
+    "UnchangedToolsLeftOut": "loop",
+    "ReusedToolsMarkedInTheHeader": "loop",
     "SnapshotEveryStep": "loop",
     "RetryOpensNewStep": "loop",
     "EmptyDecisionFallsBack": "loop",
@@ -535,6 +538,13 @@ UNREACHED: Final = {
     "side ever answers `errored`, and fuzzing turns the schema check off while it generates",
     "DeepDataIsNonJson": "its departure needs data nested more than 64 containers deep, and "
     "the session family's events hold messages, headers and notes of a few levels only",
+    "IntegersMustBeWrittenWithoutAFraction": "its departure needs a seq written with a zero "
+    "fraction (`1.0`: a seeded `seq` or `time`, a replace bound, a cited seq), and the session "
+    "family writes them as integers, or as `-0.0` (refused as non-JSON first) or numbers no "
+    "integer equals (`1.5`, 2^53)",
+    "ArrayCyclesAreLossless": "its departure needs an INJECT of `cycle` inside an array, and the "
+    "session family injects only `NaN`, `-0` or `undefined`, at `data.extra` "
+    "(`dsh_conformance.fuzz.draws.session`)",
     "StartedReasoningWithoutText": "its departure needs a reasoning block started and given no "
     "delta, and every generated block streams one or two deltas after its `block-start` "
     "(`LoopBuilder.held_stream`, the answers of `dsh_conformance.scenarios.loopscenario`)",

@@ -45,7 +45,12 @@ def HalfRouteResolved(init, self, **options):
     self._request = request
 
 
-@wrong("LOOP-REQUEST-BUILD", "loop/assembled-tools-are-in-the-header-and-the-request")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/assembled-tools-are-in-the-header-and-the-request",
+    "loop/tools-added-after-a-turn-write-one-change-header",
+    "loop/resume-header-with-unchanged-tools-is-the-header-alone",
+)
 @patched(Agent, "build_request")
 def ToolsLeftOutOfTheBuild(build, self, turn, step, assembly, *rest):
     """A request build ignores the step's assembled tools: neither the header nor the request
@@ -1306,3 +1311,40 @@ async def ProjectAnswersOk(apply, self, op):
     CONTEXT)."""
     answer = await apply(self, op)
     return {"ok": True} if op["op"] == "project" else answer
+
+
+@wrong("PROMPT-HEADER-CHANGE-TEST", "loop/tools-added-after-a-turn-write-one-change-header")
+@patched(header, "canonical_header", also=loop)
+def ToolsReadFromAHeaderWithoutTools(canonical, draft, *, in_force=None):
+    """A request build that may reuse the header in force's tools reads them before asking
+    whether that header has any: tools that appear after a header without tools fail the build
+    (a `KeyError`), and the turn ends in error (the mutants of `header.canonical_header` 9 and
+    `header._same_text` 5)."""
+    if in_force is not None and draft.get("tools") and "tools" not in in_force:
+        raise KeyError("tools")  # what reading the tools of a header without them raises
+    return canonical(draft, in_force=in_force)
+
+
+@wrong("PROMPT-HEADER-CHANGE-TEST", "loop/tools-added-after-a-turn-write-one-change-header")
+@patched(header, "canonical_header", also=loop)
+def UnchangedToolsLeftOut(canonical, draft, *, in_force=None):
+    """A request build whose tools equal the header in force's keeps no tools of its own (they
+    are "unchanged"): that header differs from the one in force, so a `change` header without
+    tools is written and the request goes without them (the mutant of `header.canonical_header`
+    18, which writes them as `null`). A new instance's `resume` header loses them the same way
+    (`loop/resume-header-with-unchanged-tools-is-the-header-alone`, under LOOP-REQUEST-BUILD)."""
+    if in_force is not None and draft.get("tools") and draft["tools"] == in_force.get("tools"):
+        draft = {key: value for key, value in draft.items() if key != "tools"}
+    return canonical(draft, in_force=in_force)
+
+
+@wrong("LOOP-REQUEST-BUILD", "loop/resume-header-with-unchanged-tools-is-the-header-alone")
+@patched(header, "canonical_header", also=loop)
+def ReusedToolsMarkedInTheHeader(canonical, draft, *, in_force=None):
+    """A request build whose tools equal the header in force's keeps a note of the reuse in the
+    header it writes: the tools again under a key of their own (`reusedTools`), beside `tools`
+    (the mutants of `header.canonical_header` 19 and 20)."""
+    built = canonical(draft, in_force=in_force)
+    if in_force is not None and "tools" in built and built["tools"] is in_force.get("tools"):
+        return {**built, "reusedTools": built["tools"]}
+    return built

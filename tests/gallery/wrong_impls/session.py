@@ -560,6 +560,27 @@ def DeepDataIsNonJson(freeze, value):
     return logged
 
 
+def _array_cycle(value: Json, inside: frozenset[int] = frozenset()) -> bool:
+    """Whether an array in ``value`` holds itself (a cycle that an object closes is not one)."""
+    if not isinstance(value, (list, dict)):
+        return False
+    if id(value) in inside:
+        return isinstance(value, list)
+    items = value if isinstance(value, list) else list(value.values())
+    return any(_array_cycle(item, inside | {id(value)}) for item in items)
+
+
+@wrong(ROOT, "session/an-array-that-holds-itself-is-rejected")
+@patched(session, "frozen_lossless")
+def ArrayCyclesAreLossless(freeze, value):
+    """The cycle check remembers the objects it is inside, not the arrays: a value in which an
+    array holds itself is taken as lossless and logged as it is (the mutant of
+    `jsonvalue._quick_frozen` 53 walks such an array without end)."""
+    if _array_cycle(value):
+        return value
+    return freeze(value)
+
+
 def _as_object(value: Json) -> Json:
     if isinstance(value, list):
         value = {str(index): item for index, item in enumerate(value)}
@@ -640,3 +661,12 @@ def SourceSeqsMayCiteThemselves(parse, source_event_seqs, type, seq, where):
     """`sourceEventSeqs` are checked to be at most the event's seq, not below it: an event may
     cite itself ("each below the event's `seq`", ROOT-MODEL)."""
     return parse(source_event_seqs, type, seq + 1, where)
+
+
+@wrong(ROOT, "session/seed-seq-and-time-written-with-a-zero-fraction-are-integers")
+@patched(session, "_as_integer")
+def IntegersMustBeWrittenWithoutAFraction(as_integer, value):
+    """A number is an integer only when written without a fraction: a seeded `seq` or `time`
+    written `1.0` is `session-event-invalid` (so are such replace bounds and cited seqs, refused
+    by their surface rules; the mutants of `session._as_integer` 5 and 7)."""
+    return None if isinstance(value, float) else as_integer(value)
