@@ -35,7 +35,16 @@ _HTTP_DATES = (
 _DAY_AHEAD = _HTTP_DATES[-1]
 
 
-@wrong(WIRE)
+@wrong(
+    WIRE,
+    "test_deepseek_http[deepseek-http/tool-round-trip-and-follow-up]",
+    "deepseek/tool-call-turn-and-its-result",
+    "deepseek/tool-call-turn-without-reasoning",
+    "deepseek/request-logged-message-fields-not-sent",
+    "deepseek/request-two-calls-and-empty-arguments",
+    "test_wire_request_matches_the_golden[after-a-tool-call]",
+    "test_wire_request_matches_the_golden[follow-up-turn]",
+)
 @patched(wire, "wire_assistant")
 def NullContentForToolCalls(serialize, content, where):
     """An assistant turn that only calls tools sends ``content: null``, as OpenAI's docs show."""
@@ -45,7 +54,52 @@ def NullContentForToolCalls(serialize, content, where):
     return message
 
 
-@wrong(WIRE)
+@wrong(
+    WIRE,
+    "test_deepseek_http[deepseek-http/tool-round-trip-and-follow-up]",
+    "test_deepseek_http[deepseek-http/error-responses]",
+    "test_deepseek_http[deepseek-http/stream-closed]",
+    "test_deepseek_http[deepseek-http/lone-surrogate-and-control-characters]",
+    "test_deepseek_http[deepseek-http/surrogate-halves-joined-into-one-character]",
+    "test_deepseek_http[deepseek-http/5xx-boundary]",
+    "test_deepseek_http[deepseek-http/request-id-headers]",
+    "test_deepseek_http[deepseek-http/retry-after-on-any-status]",
+    "test_deepseek_http[deepseek-http/closed-mid-body]",
+    "test_deepseek_http[deepseek-http/closed-after-done]",
+    "test_deepseek_http[deepseek-http/eof-mid-event-after-deltas]",
+    "test_deepseek_http[deepseek-http/numbers-compared-as-values]",
+    "test_deepseek_http[deepseek-http/error-body-not-utf8]",
+    "test_deepseek_http[deepseek-http/retry-after-past-date-on-the-clock]",
+    "test_deepseek_http[deepseek-http/retry-after-date-a-day-ahead-on-the-clock]",
+    "deepseek/minimal-request",
+    "deepseek/every-optional-field-in-order",
+    "deepseek/effort-off-disables-thinking",
+    "deepseek/zero-temperature-sent",
+    "deepseek/empty-tool-list-not-sent",
+    "deepseek/user-text-blocks-joined",
+    "deepseek/empty-user-message",
+    "deepseek/tool-call-turn-and-its-result",
+    "deepseek/tool-call-turn-without-reasoning",
+    "deepseek/tool-results-after-user-text",
+    "deepseek/assistant-text-and-reasoning",
+    "deepseek/key-trimmed-as-javascript-trims",
+    "deepseek/request-empty-system-sent",
+    "deepseek/request-empty-stop-sent",
+    "deepseek/request-system-message-in-history",
+    "deepseek/request-unknown-blocks-skipped",
+    "deepseek/request-logged-message-fields-not-sent",
+    "deepseek/request-empty-user-messages",
+    "deepseek/request-tool-result-error-flag-not-sent",
+    "deepseek/request-tool-result-without-text",
+    "deepseek/request-two-calls-and-empty-arguments",
+    "deepseek/request-empty-assistant-message",
+    "deepseek/request-effort-max",
+    "test_wire_request_matches_the_golden[first-request]",
+    "test_wire_request_matches_the_golden[after-a-tool-call]",
+    "test_wire_request_matches_the_golden[follow-up-turn]",
+    "test_wire_request_matches_the_golden[reasoning-content]",
+    "test_wire_request_matches_the_golden[empty-user-message]",
+)
 @patched(wire, "request_body")
 def NoStreamOptions(build, request):
     """The body leaves out ``stream_options``, so the provider sends no usage."""
@@ -54,7 +108,17 @@ def NoStreamOptions(build, request):
     return body
 
 
-@wrong(WIRE)
+@wrong(
+    WIRE,
+    "test_deepseek_http[deepseek-http/tool-round-trip-and-follow-up]",
+    "test_deepseek_http[deepseek-http/error-responses]",
+    "test_deepseek_http[deepseek-http/stream-closed]",
+    "deepseek/request-empty-system-sent",
+    "deepseek/request-system-message-in-history",
+    "test_wire_request_matches_the_golden[first-request]",
+    "test_wire_request_matches_the_golden[after-a-tool-call]",
+    "test_wire_request_matches_the_golden[follow-up-turn]",
+)
 @patched(wire, "request_body")
 def CacheDirectiveOnSystem(build, request):
     """The system message carries an Anthropic-style ``cache_control`` directive."""
@@ -65,7 +129,14 @@ def CacheDirectiveOnSystem(build, request):
     return body
 
 
-@wrong(WIRE)
+@wrong(
+    WIRE,
+    "test_deepseek_http[deepseek-http/tool-round-trip-and-follow-up]",
+    "deepseek/stream-usage-with-cache-reads",
+    "deepseek/stream-cache-hit-tokens-and-last-usage-wins",
+    "deepseek/stream-usage-counts-by-value",
+    "deepseek/stream-cache-details-alone",
+)
 @patched(translate, "map_usage")
 def UsageCountsCacheReadsAsInput(usage_of, usage):
     """``inputTokens`` is ``prompt_tokens`` as is: cache reads are counted twice."""
@@ -74,7 +145,7 @@ def UsageCountsCacheReadsAsInput(usage_of, usage):
     return mapped
 
 
-@wrong(WIRE)
+@wrong(WIRE, "deepseek/tool-results-after-user-text")
 @patched(wire, "wire_user")
 def ToolResultsBeforeUserText(serialize, content, where):
     """A user message's tool results are sent before its text (in block order)."""
@@ -82,7 +153,7 @@ def ToolResultsBeforeUserText(serialize, content, where):
     return sorted(messages, key=lambda message: message["role"] != "tool")
 
 
-@wrong("PROMPT-CACHE-E2E")
+@wrong("PROMPT-CACHE-E2E", "test_each_request_extends_the_previous_one")
 @patched(wire, "request_body")
 def ReasoningOnlyOnTheLastAssistant(build, request):
     """``reasoning_content`` is sent only on the latest assistant message, as the provider
@@ -95,7 +166,7 @@ def ReasoningOnlyOnTheLastAssistant(build, request):
     return body
 
 
-@wrong("PROMPT-CACHE-E2E")
+@wrong("PROMPT-CACHE-E2E", "test_each_request_extends_the_previous_one")
 @patched(wire, "request_body")
 def ClockInSystemPrompt(build, request):
     """The system message ends with the time the request is sent, a common way to tell the model
@@ -107,7 +178,7 @@ def ClockInSystemPrompt(build, request):
     return body
 
 
-@wrong("PROMPT-CACHE-E2E")
+@wrong("PROMPT-CACHE-E2E", "test_each_request_extends_the_previous_one")
 @patched(wire, "request_body")
 def RecentlyCalledToolsFirst(build, request):
     """Tools the history has called move to the front of ``tools``, to "help the model pick":
@@ -123,7 +194,7 @@ def RecentlyCalledToolsFirst(build, request):
     return body
 
 
-@wrong("PROMPT-CACHE-E2E")
+@wrong("PROMPT-CACHE-E2E", "test_each_request_extends_the_previous_one")
 @patched(wire, "encode_body")
 def HistoryReplayedEscaped(encode, body, placeholder="\0messages\0"):
     """Earlier messages are replayed as a store wrote them, JSON with ASCII escapes (``\\u2014``
