@@ -96,7 +96,15 @@ class InterruptedUsageLoggedAsNull(_UsageLoggedAsNull):
     interrupted = True
 
 
-@wrong(ROOT)
+@wrong(
+    ROOT,
+    "test_loop_invariant[loop/hook-calls-record-the-snapshot-the-default-decision-proposes]",
+    "test_loop_invariant[loop/runtime-context-unchanged-over-steps-one-snapshot]",
+    "test_loop_invariant[loop/runtime-context-removed-sends-the-cleared-marker-once]",
+    "test_loop_invariant[loop/runtime-context-replaced-on-the-surface-is-re-proposed]",
+    "test_loop_invariant[loop/runtime-context-replaced-live-is-forgotten-and-re-proposed]",
+    "test_loop_invariant[loop/runtime-context-kept-by-a-replacement-that-spares-it]",
+)
 class UnloggedSnapshot(WrongLoop):
     """The runtime-context snapshot is sent with the request but never logged."""
 
@@ -112,7 +120,14 @@ class UnloggedSnapshot(WrongLoop):
             return super().build_request(turn, step, assembly, system, messages + extra, signal)
 
 
-@wrong(ROOT)
+@wrong(
+    ROOT,
+    "session/replace-takes-the-place-of-its-range",
+    "session/replace-range-must-be-on-the-surface-in-order",
+    "session/replace-must-cite-every-shadowed-node",
+    "test_surface_follows_a_plain_list_model",
+    "test_a_rejected_append_changes_nothing",
+)
 @patched(SessionLog, "_admit")
 def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     """A surface replace removes its range but appends the new node at the end of the surface."""
@@ -123,7 +138,17 @@ def ReplacementGoesToTheEnd(admit, self, *args, **kwargs):
     return event
 
 
-@wrong(ROOT)
+@wrong(
+    ROOT,
+    "session/source-seqs-rules",
+    "session/replace-must-cite-every-shadowed-node",
+    "session/tool-result-replacement-changes-only-the-block-content",
+    "session/failed-append-takes-no-seq",
+    "session/an-option-given-as-absent-is-not-given",
+    "session/an-option-given-as-null-is-judged-by-the-surface-rules",
+    "test_surface_follows_a_plain_list_model",
+    "test_a_rejected_append_changes_nothing",
+)
 @patched(SessionLog, "_admit")
 def RejectedAppendKeepsItsSeq(admit, self, type, data, *args, **kwargs):
     """A rejected append still consumes a seq (the log keeps a placeholder for it)."""
