@@ -268,7 +268,14 @@ def HookCallsProposeNothing(pre_step, decisions, wait, calls):
     return decision
 
 
-@wrong("PROMPT-HEADER-CHANGE-TEST")
+@wrong(
+    "PROMPT-HEADER-CHANGE-TEST",
+    "loop/header-initial-then-none-over-unchanged-steps",
+    "loop/one-change-header-after-a-section-change",
+    "loop/tools-added-after-a-turn-write-one-change-header",
+    "loop/adapter-defaults-stay-marked-on-the-next-turn",
+    "test_golden_header_events",
+)
 @patched(Agent, "log_header")
 def HeaderEveryStep(log_header, self, header):
     """Every request build after the first logs a `change` header, changed or not."""
@@ -277,7 +284,14 @@ def HeaderEveryStep(log_header, self, header):
     log_header(self, header)
 
 
-@wrong("LOOP-REQUEST-BUILD")
+@wrong(
+    "LOOP-REQUEST-BUILD",
+    "loop/resume-header-for-a-new-loop-over-a-seeded-log",
+    "loop/resume-header-with-unchanged-tools-is-the-header-alone",
+    "loop/new-instance-with-another-context-window-writes-request-context",
+    "loop/new-instance-restores-the-effort-for-the-same-route",
+    "loop/new-instance-restores-the-effort-for-the-same-route-under-an-effort-set",
+)
 @patched(Agent, "log_header")
 def ResumeSkipped(log_header, self, header):
     """A new loop instance over a log whose header is identical writes no `resume` header."""
@@ -288,7 +302,7 @@ def ResumeSkipped(log_header, self, header):
         log_header(self, header)
 
 
-@wrong("PROMPT-RETRY-BOUNDARY")
+@wrong("PROMPT-RETRY-BOUNDARY", "loop/retry-keeps-turn-and-step-and-the-rendered-system")
 @patched(Agent, "build_request")
 async def RenderInsideRetry(build, self, turn, step, assembly, system, messages, signal):
     """Each attempt assembles and renders the system again instead of reusing the step's."""
@@ -297,7 +311,18 @@ async def RenderInsideRetry(build, self, turn, step, assembly, system, messages,
     return await build(self, turn, step, assembly, self.render_system(assembly), messages, signal)
 
 
-@wrong("PROMPT-CANCEL-TEST")
+@wrong(
+    "PROMPT-CANCEL-TEST",
+    "loop/cancel-while-assembly-blocked-aborts-the-turn",
+    "loop/dispose-while-assembly-blocked-aborts-the-turn",
+    "loop/dispose-while-a-provider-blocks-aborts-the-turn",
+    "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended",
+    "loop/followup-after-cancel-runs-once-the-aborted-turn-ends",
+    "loop/cancel-drops-followups-queued-behind-the-turn",
+    "loop/cancel-reaches-a-cooperative-listener-through-the-signal",
+    "loop/cancel-while-the-pre-step-decision-waits-aborts-the-turn",
+    "loop/cancel-while-the-turn-stopping-hook-waits-aborts-the-turn",
+)
 @patched(Agent, "cancel")
 def CancelOnlyInsideSteps(cancel, self, cause=None):
     """A cancel while no step is open only clears the inbox, so the blocked turn goes on and
@@ -308,7 +333,14 @@ def CancelOnlyInsideSteps(cancel, self, cause=None):
     cancel(self, cause if cause is not None else {"kind": "user"})
 
 
-@wrong("LOOP-RUNTIME-CONTEXT")
+@wrong(
+    "LOOP-RUNTIME-CONTEXT",
+    "loop/runtime-context-unchanged-over-steps-one-snapshot",
+    "loop/runtime-context-removed-sends-the-cleared-marker-once",
+    "loop/runtime-context-restored-from-a-seed-is-not-re-proposed",
+    "loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner",
+    "loop/runtime-context-kept-by-a-replacement-that-spares-it",
+)
 @patched(Agent, "propose_context")
 def SnapshotEveryStep(propose, self, assembly):
     """The runtime context is projected without a baseline, so it is re-proposed every step."""
@@ -316,7 +348,7 @@ def SnapshotEveryStep(propose, self, assembly):
     return None if proposed is None else {**proposed, "id": self.new_id()}
 
 
-@wrong("LOOP-RUNTIME-CONTEXT")
+@wrong("LOOP-RUNTIME-CONTEXT", "loop/runtime-context-removed-sends-the-cleared-marker-once")
 @patched(Agent, "propose_context")
 def NoClearedMarker(propose, self, assembly):
     """An emptied runtime context proposes nothing: the cleared marker is never sent."""
@@ -341,7 +373,11 @@ class _RetryAsNewStep(Exception):
     pass
 
 
-@wrong("LOOP-REQUEST-ERROR-TEST")
+@wrong(
+    "LOOP-REQUEST-ERROR-TEST",
+    "loop/retry-keeps-turn-and-step-and-the-rendered-system",
+    "loop/retry-after-partial-stream-cites-only-its-own-chunks",
+)
 class RetryOpensNewStep(WrongLoop):
     """A retried request is sent from a new step (`step/end`, then `step/start` of step + 1)."""
 
@@ -363,7 +399,11 @@ class RetryOpensNewStep(WrongLoop):
                 return None
 
 
-@wrong("PROMPT-STEP-BOUNDARY")
+@wrong(
+    "PROMPT-STEP-BOUNDARY",
+    "loop/empty-first-decision-completes-without-step",
+    "loop/a-turn-ended-by-an-empty-decision-goes-on-to-the-queued-followup",
+)
 @patched(Agent, "__init__")
 def EmptyDecisionFallsBack(init, self, **options):
     """An empty `agent/pre-step` decision is taken as "no opinion": the default messages enter."""
@@ -384,7 +424,11 @@ def RebuiltMessages(build, self, turn, step, assembly, system, messages, signal)
     return build(self, turn, step, assembly, system, rebuilt, signal)
 
 
-@wrong("PROMPT-HEADER-CANONICAL")
+@wrong(
+    "PROMPT-HEADER-CANONICAL",
+    "header/equal-absent-stop-differs-from-empty-stop",
+    "test_header_equality[stop]",
+)
 @patched(header, "header_differences")
 def EmptyStopEqualsAbsent(differences, a, b):
     """Header equality treats ``stop: []`` like an absent ``stop`` (`?? []` on both sides)."""
@@ -394,7 +438,23 @@ def EmptyStopEqualsAbsent(differences, a, b):
     return found
 
 
-@wrong("LOOP-RUNTIME-CONTEXT")
+@wrong(
+    "LOOP-RUNTIME-CONTEXT",
+    "loop/runtime-context-unchanged-over-steps-one-snapshot",
+    "loop/runtime-context-removed-sends-the-cleared-marker-once",
+    "loop/runtime-context-restored-from-a-seed-is-not-re-proposed",
+    "loop/runtime-context-seeded-in-another-form-is-restored-by-its-owner",
+    "loop/runtime-context-kept-by-a-replacement-that-spares-it",
+    "runtime-context/retained-cleared-marker-and-empty-proposes-nothing",
+    "runtime-context/retained-snapshot-and-the-same-context-proposes-nothing",
+    "runtime-context/restore-takes-the-newest-visible-owned-message",
+    "runtime-context/restore-skips-a-shadowed-snapshot-for-an-older-visible-one",
+    "runtime-context/restore-over-a-seeded-log",
+    "runtime-context/an-entered-proposal-becomes-retained",
+    "runtime-context/an-owned-replacement-becomes-retained",
+    "runtime-context/an-append-citing-the-retained-seq-forgets-nothing",
+    "runtime-context/live-forgetting-does-not-walk-back",
+)
 @patched(RuntimeContextProjection, "project")
 def ReproposesUnchangedSnapshot(project, self, sections):
     """The projection never compares with the retained text: every step proposes a snapshot."""
@@ -407,7 +467,12 @@ def ReproposesUnchangedSnapshot(project, self, sections):
         self._retained = retained
 
 
-@wrong("LOOP-RUNTIME-CONTEXT")
+@wrong(
+    "LOOP-RUNTIME-CONTEXT",
+    "loop/runtime-context-replaced-live-is-forgotten-and-re-proposed",
+    "runtime-context/a-replacement-shadowing-the-retained-snapshot-forgets-it",
+    "runtime-context/a-replacement-only-citing-the-retained-seq-forgets-it",
+)
 @patched(RuntimeContextProjection, "observe")
 def ReplaceKeepsRetainedSnapshot(observe, self, event):
     """A surface replacement citing the retained snapshot does not make it none-retained."""
@@ -415,7 +480,11 @@ def ReplaceKeepsRetainedSnapshot(observe, self, event):
         observe(self, event)
 
 
-@wrong("PROMPT-HEADER-CANONICAL")
+@wrong(
+    "PROMPT-HEADER-CANONICAL",
+    "header/canonical-drops-empty-system",
+    "test_canonical_header_matches_the_golden[no-system-no-tools]",
+)
 @patched(header, "canonical_header")
 def CanonicalKeepsEmptySystem(canonical, raw, **options):
     """The canonical header keeps ``system: ''`` instead of dropping it (tools still dropped)."""
@@ -425,14 +494,35 @@ def CanonicalKeepsEmptySystem(canonical, raw, **options):
     return result
 
 
-@wrong("LOOP-RUNTIME-CONTEXT")
+@wrong(
+    "LOOP-RUNTIME-CONTEXT",
+    "loop/runtime-context-removed-sends-the-cleared-marker-once",
+    "runtime-context/none-retained-and-empty-proposes-the-cleared-marker",
+    "runtime-context/retained-snapshot-and-empty-proposes-the-cleared-marker",
+    "runtime-context/retained-unknown-text-always-proposes",
+    "runtime-context/an-entered-proposal-becomes-retained",
+    "runtime-context/a-replacement-shadowing-the-retained-snapshot-forgets-it",
+)
 @patched(RuntimeContextProjection, "project")
 def NeverProposesTheClearedMarker(project, self, sections):
     """An empty runtime context proposes nothing, even when a snapshot is retained."""
     return project(self, sections) if any(entry.text for entry in sections) else None
 
 
-@wrong("LOGGEDLOOP-REQUEST-INVARIANT")
+@wrong(
+    "LOGGEDLOOP-REQUEST-INVARIANT",
+    "test_loop_invariant[loop/retry-keeps-turn-and-step-and-the-rendered-system]",
+    "test_loop_invariant[loop/cancel-during-the-request-error-decision-aborts-the-turn]",
+    "test_loop_invariant[loop/unretried-failure-ends-the-turn-with-error]",
+    "test_loop_invariant[loop/a-request-beyond-the-script-fails-script-exhausted]",
+    "test_loop_invariant[loop/a-throwing-request-error-decision-ends-the-turn-unknown]",
+    "test_loop_invariant[loop/the-request-error-decision-is-asked-about-the-failed-attempt]",
+    "test_loop_invariant[loop/a-provider-without-an-adapter-is-sent-unresolved]",
+    "test_loop_invariant[loop/an-adapter-registered-later-resolves-the-next-build]",
+    "test_loop_invariant[loop/cancel-while-the-request-error-decision-waits-aborts-the-turn]",
+    "test_loop_invariant[loop/a-message-injected-during-a-turn-that-fails-wakes-nothing]",
+    "test_loop_invariant[loop/an-unscripted-request-error-decision-ends-the-turn]",
+)
 @patched(Agent, "_chunks")
 async def ResendsBeforeTheFirstChunk(chunks, self, request, signal):
     """A stream that fails before its first chunk is sent again in place, as a transport retry:
@@ -448,7 +538,7 @@ async def ResendsBeforeTheFirstChunk(chunks, self, request, signal):
         yield chunk
 
 
-@wrong("PROMPT-CANCEL-TEST")
+@wrong("PROMPT-CANCEL-TEST", "loop/dispose-releases-the-agent-scope-once-the-turn-has-ended")
 @patched(Agent, "dispose")
 def DisposesTheScopeAtOnce(dispose, self):
     """Owner disposal releases the agent's scope at once, not after the blocked turn has ended
