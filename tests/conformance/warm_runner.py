@@ -106,6 +106,11 @@ def _run_in_child(request: dict[str, Any]) -> NoReturn:
     added = [p for p in request["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
     sys.path[0:1] = [cwd, *(p for p in added if p not in sys.path)]
     sys.argv = [runner.__file__, *request["argv"]]
+    # Ctrl-C reaches a run in a terminal's foreground, where Python's own handler is installed;
+    # a test session started in the background of a non-interactive shell (`pytest &` in a
+    # script) has SIGINT ignored (POSIX), inherited by this server, and every Ctrl-C test would
+    # fail there for a reason of the session's, not the runner's.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     stdin = os.open(os.devnull, os.O_RDONLY)
     stdout = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     stderr = os.open(request["stderr"] or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
