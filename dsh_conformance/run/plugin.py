@@ -488,10 +488,12 @@ def _junit_properties(config: pytest.Config, report: Report) -> None:
                 add(f"dsh-conformance {label} {contract}", verdict(row))
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is None or not state.report.collected or config.getoption("--collect-only"):
         return
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        return  # refused while collecting (a `--case` glob matching nothing): nothing ran
     if distributed.is_worker(config):
         return  # the controller reports, and writes the files, for every worker
     terminalreporter.write_sep("=", "conformance by contract ID")
