@@ -26,6 +26,7 @@ from typing import Any, Final
 import dsh_conformance
 
 from ..cases import all_cases
+from ..deepseek.http_rules import ALL_HTTP_CASES
 from ..harness.protocol import CAPABILITIES, PROTOCOL_VERSION, run_message
 from ..harness.zone import HARNESS_TZ
 from ..judge.case import (
@@ -81,6 +82,12 @@ PROPERTIES_NOTE: Final = (
 def cases(contracts: frozenset[str] = frozenset()) -> list[Case]:
     """The example cases, restricted to ``contracts`` when given (`checked_contracts`)."""
     return [c for c in all_cases() if not contracts or contracts & set(checked_contracts(c))]
+
+
+def case_ids() -> frozenset[str]:
+    """Every id a ``--case`` glob can match: the example cases', and the DeepSeek HTTP cases'
+    (``test_deepseek_http`` runs one test per case, as ``test_example`` does)."""
+    return frozenset([case.id for case in all_cases()] + [case.id for case in ALL_HTTP_CASES])
 
 
 def checked_contracts(case: Case) -> tuple[str, ...]:

@@ -39,6 +39,7 @@ from ..judge.case import CONTRACT_IDS, known_contracts
 from ..judge.jsontext import printable
 from . import distributed
 from .baseline import BaselineFile
+from .catalog import case_ids
 from .execute import LIVE_NOT_RUN, NOT_APPLICABLE, NOT_REACHED, ImplementationErrored
 from .files import write_whole
 from .interrupt import Latch
@@ -125,6 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.contract = list(known_contracts(config.getoption("--contract")))
     except ValueError as error:
         raise pytest.UsageError(f"--contract: {error}") from None
+    _refuse_unmatched_globs(config.getoption("--case"))
     if config.getoption("--live") and not os.environ.get("DEEPSEEK_API_KEY"):
         raise pytest.UsageError(
             "--live runs PROMPT-CACHE-E2E against DeepSeek: set DEEPSEEK_API_KEY"
@@ -269,18 +271,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             _apply_settings(test, profile)
         chosen = (not wanted or wanted & set(contracts)) and _case_chosen(item, *globs)
         (selected if chosen else deselected).append(item)
-    _refuse_unmatched_globs(items, globs[0])
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
 
 
-def _refuse_unmatched_globs(items: list[pytest.Item], include: list[str]) -> None:
-    """A ``--case`` glob that matches no example case of the suite is named (a typo ran nothing
-    and said nothing: issue 37, M7)."""
-    ids = [_case_id(item) for item in items]
+def _refuse_unmatched_globs(include: list[str]) -> None:
+    """A ``--case`` glob that matches no case of the suite is named before anything starts (a
+    typo ran nothing and said nothing: issue 37, M7; found while collecting instead, it crashed
+    pytest-xdist, whose workers collect)."""
+    ids = case_ids()
     for glob in include:
-        if not any(isinstance(i, str) and fnmatch.fnmatchcase(i, glob) for i in ids):
+        if not any(fnmatch.fnmatchcase(case_id, glob) for case_id in ids):
             raise pytest.UsageError(
                 f"--case {glob!r} matches no example case (dsh-conformance --list shows them)"
             )
@@ -298,9 +300,10 @@ def _case_chosen(item: pytest.Item, include: list[str], exclude: list[str]) -> b
 
 
 def _case_id(item: pytest.Item) -> Any:
-    """The id of the example case ``item`` runs (a string), or ``None``."""
+    """The id of the case ``item`` runs (a string): an example case's, or a DeepSeek HTTP
+    case's (`catalog.case_ids`); ``None`` for a test that runs no case."""
     params = getattr(getattr(item, "callspec", None), "params", {})
-    return getattr(params.get("case"), "id", None)
+    return getattr(params.get("case", params.get("http_case")), "id", None)
 
 
 def _apply_settings(test: Any, profile: settings) -> None:
@@ -488,12 +491,10 @@ def _junit_properties(config: pytest.Config, report: Report) -> None:
                 add(f"dsh-conformance {label} {contract}", verdict(row))
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is None or not state.report.collected or config.getoption("--collect-only"):
         return
-    if exitstatus == pytest.ExitCode.USAGE_ERROR:
-        return  # refused while collecting (a `--case` glob matching nothing): nothing ran
     if distributed.is_worker(config):
         return  # the controller reports, and writes the files, for every worker
     terminalreporter.write_sep("=", "conformance by contract ID")

@@ -223,7 +223,7 @@ def list_cases(args: list[str]) -> int:
     these options would run; any other option is refused (issue 37, M7)."""
     from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
-    from .catalog import listing, render_listing
+    from .catalog import case_ids, listing, render_listing
 
     parser = argparse.ArgumentParser(prog="dsh-conformance --list")
     parser.add_argument("--list", action="store_true")
@@ -237,19 +237,33 @@ def list_cases(args: list[str]) -> int:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
         return UNUSABLE
     data = listing(contracts)
+    ids = case_ids()
     for glob in options.case:
-        if not any(_matches(case["id"], [glob]) for case in data["cases"]):
+        if not any(_matches(case_id, [glob]) for case_id in ids):
             sys.stderr.write(f"dsh-conformance --list: --case {glob!r} matches no example case\n")
             return UNUSABLE
     if options.case or options.skip_case:
-        data["cases"] = [
-            case
-            for case in data["cases"]
-            if (not options.case or _matches(case["id"], options.case))
-            and not _matches(case["id"], options.skip_case)
-        ]
-        if options.case:  # as in a run: the tests that run no example case are left out
-            data["properties"], data["other"] = [], []
+
+        def chosen(case_id: str) -> bool:
+            return (not options.case or _matches(case_id, options.case)) and not _matches(
+                case_id, options.skip_case
+            )
+
+        data["cases"] = [case for case in data["cases"] if chosen(case["id"])]
+        # A test run once per case (the DeepSeek HTTP cases) keeps the cases chosen, as a run
+        # does; with --case, as in a run, the tests that run no case are left out.
+        others = []
+        for test in data["other"]:
+            runs_cases = bool(set(test.get("parameters", ())) & ids)
+            if runs_cases:
+                test = {**test, "parameters": [p for p in test["parameters"] if chosen(p)]}
+                if not test["parameters"]:
+                    continue
+            if runs_cases or not options.case:
+                others.append(test)
+        data["other"] = others
+        if options.case:
+            data["properties"] = []
         for contract, counts in data["contracts"].items():
             counts["cases"] = sum(contract in case["checks"] for case in data["cases"])
     text = dumps(data, indent=2) if options.json else None

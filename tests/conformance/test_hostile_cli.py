@@ -355,6 +355,39 @@ def test_list_honours_case_and_refuses_unknown_options(
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
 
 
+#: A DeepSeek HTTP case: run by ``test_deepseek_http``, one test per case, as example cases are.
+HTTP_CASE = "deepseek-http/5xx-boundary"
+
+
+def test_a_case_glob_may_name_a_deepseek_http_case(
+    cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--case 'deepseek-http/…'`` was refused as matching no example case (by ``--list`` and
+    by a run), although each HTTP case is a test of its own: both now choose it, and only it."""
+    from dsh_conformance.run.runner import main
+
+    assert main(["--list", "--json", "--case", HTTP_CASE]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cases"] == [] and data["properties"] == []
+    assert [(t["test"], t["parameters"]) for t in data["other"]] == [
+        ("test_deepseek_http", [HTTP_CASE])
+    ]
+    code, out, err = cli(tmp_path, "--case", HTTP_CASE, "--conformance-json", "report.json")
+    assert code == 0, out + err
+    (implementation,) = json.loads((tmp_path / "report.json").read_text())["implementations"]
+    ran = [r["test"] for r in implementation["results"] if r["outcome"] != "deselected"]
+    assert ran == [f"test_deepseek_http[{HTTP_CASE}]"], ran
+
+
+def test_a_case_glob_matching_nothing_is_one_line_on_two_workers(cli: Cli, tmp_path: Path) -> None:
+    """Found while collecting, the refusal crashed pytest-xdist (its workers collect): exit 3
+    and some 40 lines of INTERNALERROR. It is now made before anything starts."""
+    code, out, err = cli(tmp_path, "-n", "2", "--case", "registy/*")
+    assert code == 4, out + err
+    assert "--case 'registy/*' matches no example case" in err
+    assert "INTERNALERROR" not in out + err
+
+
 def test_info_json_prints_json_when_the_handshake_fails(cli: Cli, tmp_path: Path) -> None:
     """M11: ``info --json`` printed text when the handshake failed."""
     broken = Path(__file__).with_name("broken_harness.py")
