@@ -61,7 +61,12 @@ EXAMPLES: Final = 1200
 #: 2,093 (1,575 before; a new instance on the other route with no effort of its own over a
 #: first agent's: the 5 of the first 3,600 scenarios that show it are all of that shape).
 EXAMPLES_BY_FAMILY: Final = {"loop": 4700}
-SHRINK_EXAMPLES: Final = 200
+#: The gallery proves that fuzzing finds each entry, and under which contract; how small `fuzz`
+#: makes a user's case is the command's own `--shrink-examples`. At 100 judged examples every
+#: entry is found as at 200 and filed under the same contract but one (`FOUND_UNDER`), while
+#: the fuzzing takes about half the time; 45 of the 245 shrunk cases end larger (by 1 to 10 ops),
+#: 4 smaller (by 1).
+SHRINK_EXAMPLES: Final = 100
 #: Scenarios drawn while shrinking, judged or not: the loop family's swarm scenarios gave the
 #: shrinker thousands of candidates that turn out the same ops as one already judged (one entry
 #: drew 5,200 for 135 judged, 42 s of CPU); before the swarm, no entry's shrunk case got smaller

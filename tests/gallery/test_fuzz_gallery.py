@@ -372,10 +372,12 @@ FOUND_UNDER: Final = {
         "release's change notification is missing (notifications are the registry contract's)",
     ),
     "RenderInsideRetry": (
-        "PROMPT-SCOPE-SHADOW",
-        "the smallest case shows it in `counts`: a tool provider registered before a one-step "
-        "turn is evaluated twice (the attempt assembles again instead of reusing its step's "
-        "assembly), and a provider's call count is filed under shadowing",
+        "DESIGN-SCOPED-LAYERS",
+        "the smallest case within the shrink budget shows it in `received`: a provider in the "
+        "agent's scope is given two calls for a one-step turn (the attempt assembles again "
+        "instead of reusing its step's assembly), and what a scoped provider is given is filed "
+        "under the scoped layers (with 200 judged shrink examples it was the same provider's "
+        "`counts`, filed under shadowing)",
     ),
     "InterruptedMessageDropsReasoning": (
         "ROOT-MODEL",
