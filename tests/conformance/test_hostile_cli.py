@@ -25,10 +25,6 @@ ROOT = Path(__file__).parents[2]
 REFERENCE_HARNESS = f"{sys.executable} -c 'from dsh_reference.harness import main; main()'"
 
 
-def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "dsh_conformance.run.runner", *args]
-
-
 def environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 
