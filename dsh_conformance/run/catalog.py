@@ -13,6 +13,7 @@ and per requirement what checks it.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import importlib
 import itertools
 import json
@@ -88,6 +89,13 @@ def case_ids() -> frozenset[str]:
     """Every id a ``--case`` glob can match: the example cases', and the DeepSeek HTTP cases'
     (``test_deepseek_http`` runs one test per case, as ``test_example`` does)."""
     return frozenset([case.id for case in all_cases()] + [case.id for case in ALL_HTTP_CASES])
+
+
+def unmatched_glob(globs: list[str]) -> str | None:
+    """The first ``--case`` glob that matches no case of the suite (`case_ids`), if any: the
+    one check of a run (`plugin`) and of ``--list`` (`runner`)."""
+    ids = case_ids()
+    return next((g for g in globs if not any(fnmatch.fnmatchcase(i, g) for i in ids)), None)
 
 
 def checked_contracts(case: Case) -> tuple[str, ...]:

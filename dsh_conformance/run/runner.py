@@ -223,7 +223,7 @@ def list_cases(args: list[str]) -> int:
     these options would run; any other option is refused (issue 37, M7)."""
     from ..judge.case import known_contracts
     from ..judge.jsontext import dumps
-    from .catalog import case_ids, listing, render_listing
+    from .catalog import case_ids, listing, render_listing, unmatched_glob
 
     parser = argparse.ArgumentParser(prog="dsh-conformance --list")
     parser.add_argument("--list", action="store_true")
@@ -237,11 +237,10 @@ def list_cases(args: list[str]) -> int:
         sys.stderr.write(f"dsh-conformance --list: --contract: {error}\n")
         return UNUSABLE
     data = listing(contracts)
-    ids = case_ids()
-    for glob in options.case:
-        if not any(_matches(case_id, [glob]) for case_id in ids):
-            sys.stderr.write(f"dsh-conformance --list: --case {glob!r} matches no example case\n")
-            return UNUSABLE
+    glob = unmatched_glob(options.case)
+    if glob is not None:
+        sys.stderr.write(f"dsh-conformance --list: --case {glob!r} matches no example case\n")
+        return UNUSABLE
     if options.case or options.skip_case:
 
         def chosen(case_id: str) -> bool:
@@ -250,16 +249,17 @@ def list_cases(args: list[str]) -> int:
             )
 
         data["cases"] = [case for case in data["cases"] if chosen(case["id"])]
-        # A test run once per case (the DeepSeek HTTP cases) keeps the cases chosen, as a run
-        # does; with --case, as in a run, the tests that run no case are left out.
+        # A test run once per case (the DeepSeek HTTP cases, a loop case's request check) keeps
+        # the cases chosen, as a run does; with --case, the tests that run no case are left out.
+        ids = case_ids()
         others = []
         for test in data["other"]:
-            runs_cases = bool(set(test.get("parameters", ())) & ids)
-            if runs_cases:
-                test = {**test, "parameters": [p for p in test["parameters"] if chosen(p)]}
-                if not test["parameters"]:
-                    continue
-            if runs_cases or not options.case:
+            parameters = test.get("parameters", [])
+            if set(parameters) & ids:
+                kept = [p for p in parameters if chosen(p)]
+                if kept:
+                    others.append({**test, "parameters": kept})
+            elif not options.case:
                 others.append(test)
         data["other"] = others
         if options.case:
