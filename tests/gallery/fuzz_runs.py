@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from dsh_conformance.deepseek.loopback import allow_loopback_sockets
 from dsh_conformance.fuzz.engine import Corpus, Run, fuzz, fuzz_over, record_corpus
 from dsh_conformance.fuzz.found import as_case, reduced, replayed
 from dsh_conformance.harness.transport import Implementation, load_implementation
@@ -256,6 +257,10 @@ class Lane:
         """Fuzz a claimed entry and write its verdict whole; an error is written as the verdict
         (the entry's test reports it), so that nobody waits for an entry never to be done."""
         family = self.drivers[driver]
+        # In a test's process as in a lane's (any test may fuzz an entry nobody has begun, a
+        # variant's or a wrong one's): the http family's runs need loopback servers, 127.0.0.1
+        # and nothing else.
+        allow_loopback_sockets()
         # Recording a family's corpus draws all its scenarios: it pays from a second entry on.
         recorded = list(self.drivers.values()).count(family) > 1
         try:
