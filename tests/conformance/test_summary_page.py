@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from summary_runs import REASONS, STALE_ENTRY, make_page, make_runs
+from warm_runner import WarmRunner
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,16 +33,18 @@ NEWLY_FAILING = "test_example[scopes/nearest-section-wins-on-a-chain-of-three]"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+def runs(
+    warm_runner: WarmRunner, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, list[str]]]:
     directory = tmp_path_factory.mktemp("summary-runs")
-    return directory, make_runs(directory)
+    return directory, make_runs(warm_runner, directory)
 
 
 @pytest.fixture(scope="module")
-def pages(runs: tuple[Path, dict[str, list[str]]]) -> dict[str, str]:
+def pages(warm_runner: WarmRunner, runs: tuple[Path, dict[str, list[str]]]) -> dict[str, str]:
     """Each view's page, as ``dsh-conformance summary`` writes it."""
     directory, views = runs
-    return {name: make_page(directory, arguments) for name, arguments in views.items()}
+    return {name: make_page(warm_runner, directory, arguments) for name, arguments in views.items()}
 
 
 class Opened:
