@@ -1,7 +1,7 @@
 """MkDocs hook: the summary page's example, made from a real run when the site is built.
 
-The suite runs on a small selection (the tests of PROMPT-STRICT-RENDER and PROMPT-TOOL-ORDER)
-against three implementations: the reference, the JavaScript example harness of
+The suite runs on a small selection (the example cases of PROMPT-STRICT-RENDER and
+PROMPT-TOOL-ORDER) against three implementations: the reference, the JavaScript example harness of
 `examples/node-harness/` and a wrong implementation of the gallery that sorts tool names by code
 point. `dsh-conformance summary --format html` renders the report, which the site carries as
 `guide/summary-example.html`; with Debian's Chromium present, Playwright opens it (the page opens
@@ -33,7 +33,14 @@ PNG = "guide/summary-example.png"
 #: The three implementations: a gallery entry is loaded from tests/gallery (a checkout's).
 WRONG = "wrong_impls:CodePointToolOrder"
 NODE_HARNESS = "examples/node-harness/harness.mjs"  # run from the checkout's root
-SELECTION = ("--contract", "PROMPT-STRICT-RENDER", "--contract", "PROMPT-TOOL-ORDER")
+#: The example cases of two contracts: the hand-worked cases, each with the rule it checks, which is
+#: what a failing cell shows. Their property tests are left out: against the wrong implementation
+#: they fail only after dozens of generated examples and their shrinking (20 s of the build), and
+#: with fewer examples they would pass it, which the page would then show.
+SELECTION = (
+    *("--contract", "PROMPT-STRICT-RENDER", "--contract", "PROMPT-TOOL-ORDER"),
+    *("-k", "test_example"),
+)
 
 _made: dict[str, bytes] = {}
 _missing: list[str] = []

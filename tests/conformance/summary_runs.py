@@ -10,7 +10,10 @@ run of its own over one contract's examples (``--contract DESIGN-SCOPED-LAYERS -
   ``scopes/nearest-*`` cases and a "branch" that ran them all — compared with ``--compare``.
 
 Each run writes its report under a name saying what it is (the page tells runs with the same
-handshake apart by it), in the directory given, with paths relative to it, as a user would.
+handshake apart by it), in the directory given, with paths relative to it, as a user would. Each
+run, and each ``summary``, is a process of its own forked from a `warm_runner` server (the
+runner's ``main`` as ``python -m dsh_conformance.run.runner`` runs it, without importing pytest
+and the suite again: a fresh interpreter spent about 1 of each run's 1.7 CPU seconds starting).
 
     python tests/conformance/summary_runs.py OUTDIR     # runs, three pages, three screenshots
 
@@ -23,9 +26,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from warm_runner import WarmRunner
 
 GALLERY = Path(__file__).parents[1] / "gallery"
 CONTRACT = "DESIGN-SCOPED-LAYERS"
@@ -41,33 +45,24 @@ STALE_ENTRY = "test_example[scopes/a-case-since-renamed]"
 SKIPPED_BEFORE = "scopes/nearest-*"
 
 
-def run(directory: Path, impl: str, report: str, *extra: str) -> Path:
-    """One run of the suite over `CONTRACT`'s examples, writing ``directory/report``."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(GALLERY), os.environ.get("PYTHONPATH", "")]),
-    }
-    command = [sys.executable, "-m", "dsh_conformance.run.runner", "--impl", impl]
-    command += ["--contract", CONTRACT, "-k", "test_example", "--conformance-json", report]
-    subprocess.run(
-        [*command, *extra],
-        cwd=directory,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def run(runner: WarmRunner, directory: Path, impl: str, report: str, *extra: str) -> Path:
+    """One run of the suite over `CONTRACT`'s examples, writing ``directory/report`` (its
+    output: ``directory/REPORT.out``)."""
+    env = {"PYTHONPATH": os.pathsep.join([str(GALLERY), os.environ.get("PYTHONPATH", "")])}
+    argv = ["--impl", impl, "--contract", CONTRACT, "-k", "test_example"]
+    argv += ["--conformance-json", report, *extra]
+    output = directory / Path(report).with_suffix(".out").name
+    runner.run(argv, output, output, 600, cwd=directory, env=env)
     path = directory / report
-    assert path.is_file(), f"the run of {impl} wrote no {report}"
+    assert path.is_file(), f"the run of {impl} wrote no {report}:\n{output.read_text()[-4000:]}"
     return path
 
 
-def make_runs(directory: Path) -> dict[str, list[str]]:
+def make_runs(runner: WarmRunner, directory: Path) -> dict[str, list[str]]:
     """Every run of the three views; the report names (relative to ``directory``) per view."""
-    run(directory, "reference", "reference.json")
-    entry = run(directory, ENTRY, "FarthestLayerWins.json")
-    run(directory, OTHER, "LastListenerOutermost.json")
+    run(runner, directory, "reference", "reference.json")
+    entry = run(runner, directory, ENTRY, "FarthestLayerWins.json")
+    run(runner, directory, OTHER, "LastListenerOutermost.json")
     results = json.loads(entry.read_text(encoding="utf-8"))["implementations"][0]["results"]
     failing = [r["test"] for r in results if r["outcome"] == "failed"]
     lines = [f"{test}  # {reason}" for test, reason in zip(failing, REASONS, strict=False)]
@@ -75,8 +70,10 @@ def make_runs(directory: Path) -> dict[str, list[str]]:
         "# FarthestLayerWins: known departures\n" + "\n".join([*lines, STALE_ENTRY]) + "\n",
         encoding="utf-8",
     )
-    run(directory, ENTRY, "FarthestLayerWins-gated.json", "--expected-failures", "baseline.txt")
-    run(directory, ENTRY, "FarthestLayerWins-last-release.json", "--skip-case", SKIPPED_BEFORE)
+    gated = ("--expected-failures", "baseline.txt")
+    run(runner, directory, ENTRY, "FarthestLayerWins-gated.json", *gated)
+    skipped = ("--skip-case", SKIPPED_BEFORE)
+    run(runner, directory, ENTRY, "FarthestLayerWins-last-release.json", *skipped)
     return {
         "default": ["reference.json", "FarthestLayerWins.json", "LastListenerOutermost.json"],
         "baseline": ["reference.json", "FarthestLayerWins-gated.json"],
@@ -88,18 +85,12 @@ def make_runs(directory: Path) -> dict[str, list[str]]:
     }
 
 
-def make_page(directory: Path, arguments: list[str]) -> str:
+def make_page(runner: WarmRunner, directory: Path, arguments: list[str]) -> str:
     """The page ``dsh-conformance summary ARGUMENTS --format html`` writes, run in ``directory``."""
-    command = [sys.executable, "-m", "dsh_conformance.run.runner", "summary", *arguments]
-    completed = subprocess.run(
-        [*command, "--format", "html", "-o", "page.html"],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode in (0, 1), completed.stderr
+    output = directory / "summary.out"
+    argv = ["summary", *arguments, "--format", "html", "-o", "page.html"]
+    status, _ = runner.run(argv, output, output, 120, cwd=directory)
+    assert status in (0, 1), output.read_text()
     return (directory / "page.html").read_text(encoding="utf-8")
 
 
@@ -108,16 +99,21 @@ def screenshots(outdir: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     outdir.mkdir(parents=True, exist_ok=True)
-    views = make_runs(outdir)
+    runner = WarmRunner()
+    try:
+        views = make_runs(runner, outdir)
+        pages = {name: make_page(runner, outdir, arguments) for name, arguments in views.items()}
+    finally:
+        runner.close()
     written = []
     with sync_playwright() as driver:
         browser = driver.chromium.launch(
             executable_path="/usr/bin/chromium",
             args=["--disable-background-networking", "--disable-component-update", "--no-sandbox"],
         )
-        for name, arguments in views.items():
+        for name, page in pages.items():
             html = outdir / f"summary-{name}.html"
-            html.write_text(make_page(outdir, arguments), encoding="utf-8")
+            html.write_text(page, encoding="utf-8")
             view = browser.new_page(viewport={"width": 1400, "height": 900})
             view.goto(html.as_uri())
             if name == "default":

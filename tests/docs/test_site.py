@@ -2,10 +2,10 @@
 the requirement catalog holds; in Chromium, a reader goes from a contract to a case and back.
 
 The build is the one CI runs (a broken link, a missing anchor or a missing page fails it). It runs
-the suite on a small selection for the summary page's example, so it takes about half a minute:
-marked `slow`. The browser test is marked `browser` too, and drives Debian's Chromium as the
-summary page's test does; its screenshots go to `$DSH_TEST_ARTIFACTS` (or pytest's base
-temporary directory).
+the suite on a small selection for the summary page's example and takes its screenshot in
+Chromium, so it takes about ten seconds of CPU: marked `slow`. The browser test is marked
+`browser` too, and drives Debian's Chromium as the summary page's test does; its screenshots go
+to `$DSH_TEST_ARTIFACTS` (or pytest's base temporary directory).
 """
 
 from __future__ import annotations
