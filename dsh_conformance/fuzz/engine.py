@@ -25,7 +25,9 @@ on any machine: the seconds depend on its speed. A second count, of scenarios dr
 shrinking (``shrink_draws``, judged or not), bounds the candidates that are drawn only to turn
 out the same ops as one already judged, which cost a draw each and no judged scenario: a
 scenario that draws choices its ops never show (the loop family's swarm draws which part of each
-table it may use) gives the shrinker thousands of those.
+table it may use) gives the shrinker thousands of those. The database keeps nothing after the
+stop (`_KeptUntilSpent`): the scenario shrinking stopped at was never judged, so the next run
+replays a divergence first.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ import functools
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NoReturn
 
 from hypothesis import HealthCheck, Phase, given, reject, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -148,6 +150,32 @@ class _Diverged(Exception):
 class _ShrinkingSpent(BaseException):
     """The shrinking budget is spent. Not an `Exception`, so that Hypothesis does not take it
     for a failure of the scenario and lets it out of the shrinker at once."""
+
+
+class _KeptUntilSpent(ExampleDatabase):
+    """A run's database, which keeps nothing more once shrinking is spent. Hypothesis saves the
+    choices of a test case that raises a `BaseException` (a crash, to replay it first next
+    time), and the scenario `_ShrinkingSpent` stops at was never judged: kept, it would be
+    replayed before the divergence found, and the next run would find that one second."""
+
+    def __init__(self, database: ExampleDatabase) -> None:
+        super().__init__()
+        self.database = database
+        self.spent = False
+
+    def save(self, key: bytes, value: bytes) -> None:
+        if not self.spent:
+            self.database.save(key, value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.database.fetch(key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.database.delete(key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        if not self.spent:
+            self.database.move(src, dest, value)
 
 
 def _size(divergence: Divergence) -> tuple[int, int]:
@@ -283,13 +311,19 @@ def fuzz(
         start -= resume.seconds
     capabilities = declared(impl or against, against)
     smallest: Divergence | None = None  # judged so far: the result if shrinking is cut short
+    kept = _KeptUntilSpent(database) if database is not None else None
+
+    def spent() -> NoReturn:
+        if kept is not None:
+            kept.spent = True
+        raise _ShrinkingSpent
 
     def check(scenario: tuple[str, list[Json]]) -> None:
         nonlocal smallest
         family, ops = scenario
         if run.first_seconds is not None:
             if run.shrink_draws >= shrink_draws:
-                raise _ShrinkingSpent
+                spent()
             run.shrink_draws += 1
         key = dumps(ops)
         elapsed = time.monotonic() - start
@@ -300,7 +334,7 @@ def fuzz(
         elif run.first_seconds is not None and (
             elapsed > run.first_seconds + shrink_budget or run.shrink_examples >= shrink_examples
         ):
-            raise _ShrinkingSpent
+            spent()
         else:
             run.examples += 1
             if run.first_seconds is not None:
@@ -332,7 +366,7 @@ def fuzz(
         if batch == 0:
             phases.insert(0, Phase.reuse)
         configured = settings(
-            database=database,
+            database=kept,
             max_examples=BATCH,
             deadline=None,
             phases=phases,

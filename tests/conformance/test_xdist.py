@@ -1,14 +1,15 @@
 """``dsh-conformance -n 2`` (pytest-xdist) reports exactly what a serial run reports.
 
-The same selection runs serially and on two workers, each time as a user runs it (a fresh
-``python -m dsh_conformance.run.runner``: xdist's workers are fresh interpreters anyway), and every
-report must come out the same: the terminal report by contract, the JSON report, the JUnit XML
-(each test case's outcome and the suite's properties; not timings, not the order of the test
-cases, which is the order they finished in, and not Hypothesis's statistics, which its plugin
-writes only when tests run in the JUnit writer's process), the written baselines, the exit
-status. The selection covers the reference and two gallery entries in one comparison, with a
-baseline that holds an expected failure, a stale entry and an entry naming no test, and
-``--fail-on-skip``.
+The same selection runs serially and on two workers, each time as a user runs it, in a process
+of its own: serially forked by `warm_runner` (as `test_runner` runs the suite: the runner's
+``main`` after the imports a fresh interpreter makes), on two workers in a fresh
+``python -m dsh_conformance.run.runner`` (see `run`). Every report must come out the same: the
+terminal report by contract, the JSON report, the JUnit XML (each test case's outcome and the
+suite's properties; not timings, not the order of the test cases, which is the order they
+finished in, and not Hypothesis's statistics, which its plugin writes only when tests run in
+the JUnit writer's process), the written baselines, the exit status. The selection covers the
+reference and two gallery entries in one comparison, with a baseline that holds an expected
+failure, a stale entry and an entry naming no test, and ``--fail-on-skip``.
 Hypothesis runs derandomized (``CI`` set), as it must for two serial runs to agree.
 
 A harness that says it may not run twice at once (``implementation.singleInstance``, PROTOCOL.md
@@ -27,6 +28,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from warm_runner import WarmRunner
 
 from dsh_conformance.cases import all_cases
 from dsh_reference.harness import Driver
@@ -64,38 +66,46 @@ class SingleInstance(Driver):
         return answer
 
 
-def run(directory: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+def run(
+    warm: WarmRunner | None, directory: Path, *args: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """``dsh-conformance ARGS`` from this directory, every report written into ``directory``:
-    what a serial and a distributed run must agree on."""
+    what a serial and a distributed run must agree on. Forked by ``warm``, or without it in a
+    fresh interpreter: a run with ``-n`` needs one, since pytest-xdist hands its workers the
+    ``sys.path`` its controller's interpreter started with (frozen when xdist is imported), and
+    a `warm_runner` child's is the server's, without this run's ``PYTHONPATH``."""
     directory.mkdir()
     report, junit = directory / "report.json", directory / "junit.xml"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            *("-m", "dsh_conformance.run.runner", *args),
-            *("--conformance-json", str(report), "--junitxml", str(junit)),
-            *("--write-expected-failures", str(directory / "baseline-{impl}.txt")),
-        ],
-        cwd=HERE,
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(
-                [str(GALLERY), str(HERE), os.environ.get("PYTHONPATH", "")]
-            ),
-            # Hypothesis derandomized and without its example database: two serial runs of the
-            # property tests agree only then (a random seed finds other failing examples).
-            "CI": "true",
-            **(env or {}),
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    printed = completed.stdout
-    assert report.exists(), printed + completed.stderr
+    argv = [
+        *args,
+        *("--conformance-json", str(report), "--junitxml", str(junit)),
+        *("--write-expected-failures", str(directory / "baseline-{impl}.txt")),
+    ]
+    environment = {
+        "PYTHONPATH": os.pathsep.join([str(GALLERY), str(HERE), os.environ.get("PYTHONPATH", "")]),
+        # Hypothesis derandomized and without its example database: two serial runs of the
+        # property tests agree only then (a random seed finds other failing examples).
+        "CI": "true",
+        **(env or {}),
+    }
+    stdout, stderr = directory / "stdout.txt", directory / "stderr.txt"
+    if warm is not None:
+        status, _ = warm.run(argv, stdout, stderr, limit=600, cwd=HERE, env=environment)
+    else:
+        with stdout.open("w", encoding="utf-8") as out, stderr.open("w", encoding="utf-8") as err:
+            status = subprocess.run(
+                [sys.executable, "-m", "dsh_conformance.run.runner", *argv],
+                cwd=HERE,
+                env={**os.environ, **environment},
+                stdout=out,
+                stderr=err,
+                timeout=600,
+                check=False,
+            ).returncode
+    printed = stdout.read_text(encoding="utf-8")
+    assert report.exists(), printed + stderr.read_text(encoding="utf-8")
     return {
-        "status": completed.returncode,
+        "status": status,
         "terminal": _conformance_section(printed),
         "json": json.loads(report.read_text(encoding="utf-8")),
         "junit": _junit(junit),
@@ -136,7 +146,9 @@ def _junit(path: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def runs(
+    warm_runner: WarmRunner, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, Any]]:
     """The selection run serially and on two workers, with the single-instance harness beside
     the others (each run notes the processes that answered it in ``answered.txt``)."""
     directory = tmp_path_factory.mktemp("xdist")
@@ -153,10 +165,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
         *("--expected-failures", str(baseline), "--fail-on-skip"),
     )
     found = {}
-    for kind, workers in (("serial", ()), ("distributed", ("-n", "2"))):
+    for kind, warm, workers in (
+        ("serial", warm_runner, ()),
+        ("distributed", None, ("-n", "2")),
+    ):
         answered = directory / f"{kind}-answered.txt"
         found[kind] = run(
-            directory / kind, *args, *workers, env={"DSH_TEST_ANSWERED": str(answered)}
+            warm, directory / kind, *args, *workers, env={"DSH_TEST_ANSWERED": str(answered)}
         )
         found[kind]["answered"] = set(answered.read_text().split())
     return found

@@ -6,6 +6,8 @@ draws are the first ones a larger count draws."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from fuzz_runs import served
 
@@ -17,8 +19,29 @@ from dsh_conformance.judge.jsontext import dumps
 pytestmark = pytest.mark.slow
 
 SEED = 0
-EXAMPLES = 300
+#: Registry scenarios of seed 0, three batches' worth (65, 53, then 32 of the third):
+#: NullToolOrderRejected first diverges at the 106th, in the second batch.
+EXAMPLES = 150
 SHRINK_EXAMPLES = 40
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[Implementation]:
+    """The reference every run is compared with, in this process."""
+    reference = load_implementation("reference")
+    try:
+        reference.handshake()
+        reference.check_schema = False
+        yield reference
+    finally:
+        reference.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(reference: Implementation) -> Corpus:
+    """The registry family's scenarios of `SEED` and `EXAMPLES`, recorded once for the module:
+    a corpus is the same whoever replays it."""
+    return record_corpus(reference, "registry", seed_value=SEED, examples=EXAMPLES)
 
 
 def _summary(run: Run) -> tuple[object, ...]:
@@ -27,12 +50,11 @@ def _summary(run: Run) -> tuple[object, ...]:
     return run.examples, run.discarded, run.first_examples, run.shrink_examples, *ops
 
 
-def _both(impl: Implementation) -> tuple[Run, Run]:
-    reference = load_implementation("reference")
+def _both(impl: Implementation, reference: Implementation, corpus: Corpus) -> tuple[Run, Run]:
+    """``impl`` fuzzed drawing every scenario, and over the recorded corpus."""
     try:
-        for side in (impl, reference):
-            side.handshake()
-            side.check_schema = False
+        impl.handshake()
+        impl.check_schema = False
         drawn = fuzz(
             impl,
             reference,
@@ -43,41 +65,37 @@ def _both(impl: Implementation) -> tuple[Run, Run]:
             shrink_examples=SHRINK_EXAMPLES,
             examples=EXAMPLES,
         )
-        corpus = record_corpus(reference, "registry", seed_value=SEED, examples=EXAMPLES)
         replayed = fuzz_over(corpus, impl, reference, shrink_examples=SHRINK_EXAMPLES)
         return drawn, replayed
     finally:
         impl.close()
-        reference.close()
 
 
-def test_a_divergence_after_the_first_batch_is_found_and_shrunk_alike() -> None:
-    drawn, replayed = _both(served("NullToolOrderRejected"))
-    assert drawn.first is not None and drawn.first_examples > 100  # after the first batch
+def test_a_divergence_after_the_first_batch_is_found_and_shrunk_alike(
+    reference: Implementation, corpus: Corpus
+) -> None:
+    drawn, replayed = _both(served("NullToolOrderRejected"), reference, corpus)
+    assert drawn.first is not None and drawn.first_examples > len(corpus.batches[0])
     assert _summary(replayed) == _summary(drawn)
 
 
-def test_an_implementation_that_never_diverges_judges_the_same_scenarios() -> None:
-    drawn, replayed = _both(load_implementation("reference", isolated=True))
+def test_an_implementation_that_never_diverges_judges_the_same_scenarios(
+    reference: Implementation, corpus: Corpus
+) -> None:
+    drawn, replayed = _both(load_implementation("reference", isolated=True), reference, corpus)
     assert drawn.first is None and drawn.examples == EXAMPLES
     assert _summary(replayed) == _summary(drawn)
 
 
-def test_a_larger_count_draws_the_same_scenarios_first() -> None:
+def test_a_larger_count_draws_the_same_scenarios_first(
+    reference: Implementation, corpus: Corpus
+) -> None:
     # What a per-family count (`fuzz_runs.EXAMPLES_BY_FAMILY`) relies on: the count cuts the
-    # last batch short and changes nothing before, so an entry found within a smaller count is
+    # last batch short and changes nothing before, so an entry found within a smaller one is
     # found after the same scenarios, and shrunk alike, within a larger one. The smaller count
     # ends inside a batch, the larger one in a later batch.
-    reference = load_implementation("reference")
-    try:
-        reference.handshake()
-        reference.check_schema = False
-        fewer, more = (
-            record_corpus(reference, "registry", seed_value=SEED, examples=count)
-            for count in (EXAMPLES // 2 + 1, EXAMPLES)
-        )
-    finally:
-        reference.close()
+    fewer = record_corpus(reference, "registry", seed_value=SEED, examples=EXAMPLES // 2 + 1)
+    more = corpus
 
     def drawn(corpus: Corpus) -> list[tuple[int, str]]:
         return [(batch, j.key) for batch, judged in enumerate(corpus.batches) for j in judged]
