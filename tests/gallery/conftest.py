@@ -59,7 +59,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def _start_gallery(session: pytest.Session) -> None:
     """The runs of the wrong implementations the selected tests of `test_gallery.py` judge (all
     of them, or those ``-k`` picks), the conforming variants' and their witnesses if
-    `test_right_impls.py` is to run, and the control if a run of the suite is."""
+    `test_right_impls.py` is to run, and the control if `test_gallery.py` is."""
     gallery, variants = (Path(__file__).with_name(name) for name in GALLERY_FILES)
     # The wrong drivers whose runs a selected test judges (``-k Name`` runs that one alone).
     wrong = {
@@ -84,8 +84,9 @@ def _start_gallery(session: pytest.Session) -> None:
             "test_the_witness_tells_the_variant_from_the_reference",
         )
     )
-    control = bool(wrong or right or any(item.path == gallery for item in session.items))
-    if not (control or witnesses):
+    # The control run is judged by `test_gallery.py` alone.
+    control = any(item.path == gallery for item in session.items)
+    if not (control or wrong or right or witnesses):
         return
     exhaustive = any(
         item.path in (gallery, variants) and item.get_closest_marker("exhaustive")

@@ -1,10 +1,12 @@
 """The gallery's runs (`isolated_runs`), started in the background as soon as pytest knows the
 gallery will be judged, so that they run beside the other tests instead of after them.
 
-`conftest.py` starts them when the collected tests include `test_gallery.py`; its ``reports``
-fixture waits for them. Beside other tests they run one at a time, so that they leave a core to
-the tests; alone, they use both cores. Under pytest-xdist each worker starts its share of the
-runs (`share`), all writing into one directory; a test waits for every share (`wait_for_shares`).
+`conftest.py` starts them when the collected tests include `test_gallery.py` or
+`test_right_impls.py`; its ``reports`` fixture waits for them. Besides the runs of the suite, a
+job may observe a conforming variant's witness (``witness:Name``), in a process of its own too.
+Beside other tests they run one at a time, so that they leave a core to the tests; alone, they
+use both cores. Under pytest-xdist each worker starts its share of the runs (`share`), all
+writing into one directory; a test waits for every share (`wait_for_shares`).
 
 In the test command a wrong implementation with listed intended failures runs only those tests
 (``=intended``, `gallery_only`): proof enough that it fails them; and the runs over every
