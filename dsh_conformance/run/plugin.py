@@ -546,8 +546,12 @@ def _version() -> str:
 
 def _key(item: pytest.Item) -> str:
     """The test's name without the implementation parameter: the same for every ``--impl``."""
-    name = getattr(item, "originalname", item.name)
-    callspec = getattr(item, "callspec", None)
+    return key_of(getattr(item, "originalname", item.name), getattr(item, "callspec", None))
+
+
+def key_of(name: str, callspec: Any) -> str:
+    """`_key` of the test function ``name`` run with ``callspec`` (pytest's parameters of one
+    call, ``None`` for none), known before pytest makes the test item."""
     if callspec is None:
         return name
     label = callspec.params.get("impl")

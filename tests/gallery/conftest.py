@@ -58,8 +58,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def _start_gallery(session: pytest.Session) -> None:
     """The runs of the wrong implementations the selected tests of `test_gallery.py` judge (all
-    of them, or those ``-k`` picks), the conforming variants' if `test_right_impls.py` is to run,
-    and the control if either is."""
+    of them, or those ``-k`` picks), the conforming variants' and their witnesses if
+    `test_right_impls.py` is to run, and the control if `test_gallery.py` is."""
     gallery, variants = (Path(__file__).with_name(name) for name in GALLERY_FILES)
     # The wrong drivers whose runs a selected test judges (``-k Name`` runs that one alone).
     wrong = {
@@ -69,13 +69,24 @@ def _start_gallery(session: pytest.Session) -> None:
         and "reports" in _fixtures(item)
         and (hasattr(item, "callspec") or item.name.startswith("test_a_request_that_differs"))
     }
-    # The variants whose runs a selected test judges, in the tests' order.
-    right = {
-        item.callspec.params["variant"]: None
-        for item in session.items
-        if item.path == variants and "reports" in _fixtures(item) and hasattr(item, "callspec")
-    }
-    if not (wrong or right or any(item.path == gallery for item in session.items)):
+    # The variants whose runs a selected test judges, and those whose witness one compares, in
+    # the tests' order.
+    right, witnesses = (
+        {
+            item.callspec.params["variant"]: None
+            for item in session.items
+            if item.path == variants
+            and "reports" in _fixtures(item)
+            and getattr(item, "originalname", "") == test
+        }
+        for test in (
+            "test_the_variant_passes_every_contract",
+            "test_the_witness_tells_the_variant_from_the_reference",
+        )
+    )
+    # The control run is judged by `test_gallery.py` alone.
+    control = any(item.path == gallery for item in session.items)
+    if not (control or wrong or right or witnesses):
         return
     exhaustive = any(
         item.path in (gallery, variants) and item.get_closest_marker("exhaustive")
@@ -86,7 +97,7 @@ def _start_gallery(session: pytest.Session) -> None:
     index, count = _share(session.config)
     # Beside other tests (or other workers), one run at a time: a core for them, one for these.
     parallel = 2 if all(judged) and count == 1 else 1
-    todo = gallery_runs.jobs(wrong, right, exhaustive=exhaustive)
+    todo = gallery_runs.jobs(wrong, right, exhaustive, witnesses, control)
     process = gallery_runs.start(outdir, parallel, gallery_runs.share(todo, index, count))
     session.config.stash[RUNS] = (outdir, process, count)
 

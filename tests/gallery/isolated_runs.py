@@ -5,7 +5,9 @@
 DRIVER is a wrong implementation's name, or ``right_impls:Name`` for a conforming variant. FLAG
 ``intended``: only the wrong implementation's intended tests run (`gallery_only`), the test
 command's proof that it fails them, without the rest of its contract; ``quick``: the property
-tests draw fewer examples (`QUICK`).
+tests draw fewer examples (`QUICK`). A JOB ``witness:Name`` runs no suite: it observes the
+conforming variant's witness scenario (`witness`), which a fresh interpreter per variant cost
+more than ten times as much.
 
 Some wrong implementations patch the reference model for the life of their process, so each
 must be judged in a process of its own. What the gallery spent its time on was not that
@@ -24,6 +26,7 @@ import gc
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, settings
@@ -54,17 +57,39 @@ settings.register_profile(QUICK, settings.get_profile(GALLERY), max_examples=10)
 # driver that patches the reference does so when it is created, which happens in its child.
 sys.path.append(str(Path(__file__).parents[1] / "conformance"))
 import gallery_only  # noqa: E402, F401
-import right_impls  # noqa: E402, F401
+import right_impls  # noqa: E402
 import wrong_impls  # noqa: E402
+from gallery_runs import WITNESS, observed  # noqa: E402
 from warm_runner import import_the_runner  # noqa: E402
 
+from dsh_conformance.fuzz.engine import run_scenario  # noqa: E402
+from dsh_conformance.harness.transport import load_implementation  # noqa: E402
 from dsh_conformance.run.runner import main as runner  # noqa: E402
 
 import_the_runner()
 
 
 def run_job(outdir: Path, job: str) -> None:
-    """In the child: run the suite for one driver and leave the process (never return)."""
+    """In the child: run the suite for one driver, or observe one variant's witness, and leave
+    the process (never return)."""
+    name = job.split("=")[0]
+    status = 3
+    try:
+        with open(outdir / f"{name}.out", "w", encoding="utf-8") as out:
+            os.dup2(out.fileno(), 1)
+            os.dup2(out.fileno(), 2)
+            if job.startswith(WITNESS):
+                status = witness(outdir, job.removeprefix(WITNESS))
+            else:
+                status = runner(arguments(outdir, job))
+            sys.stdout.flush()
+            sys.stderr.flush()
+    finally:
+        os._exit(status)
+
+
+def arguments(outdir: Path, job: str) -> list[str]:
+    """The runner's arguments for a job of the suite (``DRIVER=CONTRACTS[=FLAG]``)."""
     driver, contracts, *flags = job.split("=")
     report = str(outdir / f"{driver}.json")
     spec = driver if ":" in driver else f"wrong_impls:{driver}"
@@ -79,16 +104,28 @@ def run_job(outdir: Path, job: str) -> None:
     args += ["--hypothesis-profile", profile, "--case-timeout", str(CASE_TIMEOUT)]
     for contract in contracts.split(","):
         args += ["--contract", contract]
-    status = 3
+    # The suite's modules were imported here before pytest starts, so pytest rewrites no assert
+    # in them either way: plain asserts spare each run the rewrite hook's set-up (reading the
+    # file list of every installed pytest plugin).
+    return [*args, "--assert=plain"]
+
+
+def witness(outdir: Path, variant: str) -> int:
+    """Observe the conforming variant's witness (`right_impls.VARIANTS`) on the variant, loaded
+    into this process, which it may patch; write what it observed (`gallery_runs.observed`) to
+    ``OUTDIR/witness:NAME.txt``. 1, with the traceback printed, if it could not be observed."""
     try:
-        with open(outdir / f"{driver}.out", "w", encoding="utf-8") as out:
-            os.dup2(out.fileno(), 1)
-            os.dup2(out.fileno(), 2)
-            status = runner(args)
-            sys.stdout.flush()
-            sys.stderr.flush()
-    finally:
-        os._exit(status)
+        found = right_impls.VARIANTS[variant]
+        side = load_implementation(f"right_impls:{variant}")
+        try:
+            seen = observed(run_scenario(side, found.family, list(found.witness)))
+        finally:
+            side.close()
+    except Exception:  # the test says that it was not observed, and shows this
+        traceback.print_exc()
+        return 1
+    (outdir / f"{WITNESS}{variant}.txt").write_text(seen, encoding="utf-8")
+    return 0
 
 
 def main() -> int:
