@@ -25,6 +25,11 @@ before ``started``).
 
 With ``BROKEN_HARNESS_PIDS=FILE`` set, it first starts a child process that sleeps (as ``npm`` or
 ``npx`` leave a process tree behind) and appends its own pid and the child's to FILE.
+
+The tests start it some hundred times, each start an interpreter importing the reference, which
+it compiles anew when bytecode is not written (``PYTHONDONTWRITEBYTECODE``): about a third of its
+start. With ``BROKEN_HARNESS_PYCACHE=DIR`` set (`conftest.py`: a directory of the test
+session's), that bytecode is written to and read from DIR, whatever the environment says.
 """
 
 from __future__ import annotations
@@ -34,8 +39,6 @@ import os
 import subprocess
 import sys
 import time
-
-from dsh_reference.harness import Driver
 
 _START_MODES = {"crash-at-start", "log-before-started", "bad-handshake", "slow-start"}
 
@@ -51,6 +54,11 @@ def main() -> None:
     if mode == "crash-at-start":
         sys.stderr.write("Error: Cannot find module '/srv/missing.js'\n")
         sys.exit(1)
+    cache = os.environ.get("BROKEN_HARNESS_PYCACHE")
+    if cache:
+        sys.pycache_prefix, sys.dont_write_bytecode = cache, False
+    from dsh_reference.harness import Driver
+
     driver = Driver()
     runs = 0
     for line in sys.stdin:
