@@ -1,10 +1,12 @@
 """A deliberately broken conformance harness: the reference model, misbehaving on purpose.
 
     python broken_harness.py MODE [EVERY]
+    python broken_harness.py at CASE=MODE [CASE=MODE ...]
 
 It answers like the reference harness, except that every EVERY-th ``run`` (default 1: every run)
 it misbehaves as MODE says. The count restarts with the process, so after the suite restarts it
-the next EVERY-1 runs are answered properly again.
+the next EVERY-1 runs are answered properly again. With ``at``, it misbehaves at the ``run`` of
+each CASE named, as its MODE says (a mode of a ``run``), and at no other.
 
 MODE, at a ``run``: crash (exit 3 after writing to stderr), hang (never answer), garbage (print a
 line that is not JSON), wrong-case (answer for another case), endless-line (print without a
@@ -45,7 +47,8 @@ _START_MODES = {"crash-at-start", "log-before-started", "bad-handshake", "slow-s
 
 def main() -> None:
     mode = sys.argv[1]
-    every = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    at = dict(pair.split("=", 1) for pair in sys.argv[2:]) if mode == "at" else {}
+    every = int(sys.argv[2]) if len(sys.argv) > 2 and not at else 1
     pids = os.environ.get("BROKEN_HARNESS_PIDS")
     if pids:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -75,8 +78,13 @@ def main() -> None:
                 write("harness listening, loading 3 plugins\n")
         else:
             runs += 1
-            misbehaving = runs % every == 0 and mode not in _START_MODES
-            if misbehaving and not misbehave(mode, message, response):
+            if at:
+                misbehaving = at.get(message["case"])
+            elif runs % every == 0 and mode not in _START_MODES:
+                misbehaving = mode
+            else:
+                misbehaving = None
+            if misbehaving and not misbehave(misbehaving, message, response):
                 continue
         write(json.dumps(response) + "\n")
 
