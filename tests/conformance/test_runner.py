@@ -8,13 +8,11 @@ must still finish, count those cases as errored (never as passed or failed), and
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -29,9 +27,6 @@ from dsh_conformance.cases import all_cases
 from dsh_conformance.requirements import catalog
 from dsh_conformance.run.catalog import cases, other_tests, properties
 from dsh_conformance.run.report import Report, Result, verdict
-from dsh_reference import PromptConfig, PromptRegistry
-from dsh_reference.harness import CAPABILITIES as REFERENCE_CAPABILITIES
-from dsh_reference.harness import Driver
 
 #: Not in the fast subset (`-m "not slow"`):
 #: the runner in a process of its own, against harness processes.
@@ -63,72 +58,8 @@ CASES = len(cases(frozenset({CONTRACT})))
 TESTS = CASES + sum(len(tests(frozenset({CONTRACT}))) for tests in (properties, other_tests))
 
 
-class NoCapabilities(Driver):
-    """Answers the handshake with no capabilities: every case is not applicable."""
-
-    capabilities = ()
-
-
 #: What only `loop-1.3` may send, as it appears in a scenario's JSON.
 LOOP_13_WORDS = ('"turnStopping"', '"efforts"', '"op": "register-adapter"')
-
-
-class Declares12Only(Driver):
-    """A harness written for protocol 1.2: it declares ``loop-1.2`` but not ``loop-1.3``."""
-
-    capabilities = tuple(c for c in REFERENCE_CAPABILITIES if c != "loop-1.3")
-
-
-class RegistryOnly13(Driver):
-    """A registry-only harness written for protocol 1.3: no loop, no ``registry-1.4``."""
-
-    capabilities = ("registry", "registry-1.1", "registry-1.2")
-
-
-class RegistryOnly14(Driver):
-    """A registry-only harness written for protocol 1.4."""
-
-    capabilities = (*RegistryOnly13.capabilities, "registry-1.4")
-
-
-class HangsOnOneCase(Driver):
-    """Never answers the case ``registry/builtin-sections-by-default``; answers the rest."""
-
-    def handle(self, message: Any) -> Any:
-        if message.get("case") == "registry/builtin-sections-by-default":
-            threading.Event().wait()
-        return super().handle(message)
-
-
-class SlowOnOneCase(Driver):
-    """Answers the case ``registry/builtin-sections-by-default`` after 2.5 s; the rest at once."""
-
-    def handle(self, message: Any) -> Any:
-        if message.get("case") == "registry/builtin-sections-by-default":
-            threading.Event().wait(2.5)
-        return super().handle(message)
-
-
-class IdentityAlwaysOff(Driver):
-    """Wrong: never registers the identity section, whatever the configuration says."""
-
-    def make_registry(self, config: PromptConfig) -> PromptRegistry:
-        return PromptRegistry(dataclasses.replace(config, include_harness_identity=False))
-
-
-class HidesItsLog(Driver):
-    """Answers every ``observe`` with ok: its loop cases' expectations fail, and its requests
-    can never be checked, which must fail the invariant tests too (never pass unchecked)."""
-
-    def handle(self, message: Any) -> Any:
-        answer = super().handle(message)
-        if message.get("type") == "run" and answer.get("type") == "observed":
-            ops = message["scenario"]["ops"]
-            answer["observations"] = [
-                {"ok": True} if op["op"] == "observe" else observed
-                for op, observed in zip(ops, answer["observations"], strict=True)
-            ]
-        return answer
 
 
 def run_runner(
@@ -138,7 +69,7 @@ def run_runner(
     limit: float = 600,
     env: dict[str, str] | None = None,
 ) -> tuple[int, str, dict[str, Any]]:
-    """``dsh-conformance ARGS`` run from this directory (so that `test_runner:NoCapabilities` is
+    """``dsh-conformance ARGS`` run from this directory (so that `runner_drivers:NoCapabilities` is
     importable), in a process of its own (`warm_runner`); its status, output and JSON report."""
     report, stdout, stderr = (tmp_path / name for name in ("report.json", "out.txt", "err.txt"))
     status, _ = warm.run(
@@ -216,7 +147,14 @@ def hung_run(
 ) -> tuple[int, str, dict[str, Any]]:
     """One run of CONTRACT on `HangsOnOneCase` with a 4 s case timeout, which the next two tests
     read (each run waits the timeout out)."""
-    args = ("--impl", "test_runner:HangsOnOneCase", "--case-timeout", "4", "--contract", CONTRACT)
+    args = (
+        "--impl",
+        "runner_drivers:HangsOnOneCase",
+        "--case-timeout",
+        "4",
+        "--contract",
+        CONTRACT,
+    )
     return run_runner(warm_runner, tmp_path_factory.mktemp("hung"), *args, limit=120)
 
 
@@ -235,7 +173,7 @@ def test_an_in_process_driver_that_never_answers_is_errored_and_the_run_exits(
 def test_a_slow_case_is_named_while_it_runs(hung_run: tuple[int, str, dict[str, Any]]) -> None:
     _, output, _ = hung_run
     assert (
-        "still waiting for test_runner:HangsOnOneCase on case "
+        "still waiting for runner_drivers:HangsOnOneCase on case "
         "registry/builtin-sections-by-default (over 2 s; the timeout is 4 s)"
     ) in output
 
@@ -243,11 +181,11 @@ def test_a_slow_case_is_named_while_it_runs(hung_run: tuple[int, str, dict[str, 
 def test_a_slow_answer_is_reported_with_how_long_it_took(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
-    args = ("--impl", "test_runner:SlowOnOneCase", "--contract", CONTRACT, "-k", "builtin")
+    args = ("--impl", "runner_drivers:SlowOnOneCase", "--contract", CONTRACT, "-k", "builtin")
     status, output, _ = run_runner(warm_runner, tmp_path, *args, limit=120)
     assert status == 0, output
     took = re.search(
-        r"test_runner:SlowOnOneCase answered registry/builtin-sections-by-default after "
+        r"runner_drivers:SlowOnOneCase answered registry/builtin-sections-by-default after "
         r"(\d+\.\d) s \(checks included\)",
         output,
     )
@@ -259,7 +197,7 @@ def test_missing_capabilities_are_not_applicable_not_skipped(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
     status, output, report = run_runner(
-        warm_runner, tmp_path, "--impl", "test_runner:NoCapabilities", "--contract", CONTRACT
+        warm_runner, tmp_path, "--impl", "runner_drivers:NoCapabilities", "--contract", CONTRACT
     )
     (partial,) = report["implementations"]
     tally = partial["contracts"][CONTRACT]
@@ -283,7 +221,7 @@ def test_a_1_2_harness_gets_the_1_3_loop_cases_as_not_applicable(
     older = "loop/an-injected-message-waits-idle-for-the-next-turn"
     assert added and older not in added
     select = " or ".join((*added, older))
-    args = ("--impl", "test_runner:Declares12Only", "-k", select)
+    args = ("--impl", "runner_drivers:Declares12Only", "-k", select)
     status, output, report = run_runner(warm_runner, tmp_path, *args)
     outcomes = {r["test"]: r["outcome"] for r in report["implementations"][0]["results"]}
     assert status == 0, output
@@ -299,7 +237,7 @@ def test_a_throwing_listener_is_judged_on_a_registry_only_harness_from_1_4_on(
     # PROTOCOL.md, 1.4: a LISTENER's `fails` without a loop needs `registry-1.4`, not `loop-1.2`.
     case = "pipeline/a-throwing-listener-rejects-the-assembly"
     for driver, outcome in (("RegistryOnly13", "not applicable"), ("RegistryOnly14", "passed")):
-        args = ("--impl", f"test_runner:{driver}", "--case", case)
+        args = ("--impl", f"runner_drivers:{driver}", "--case", case)
         status, output, report = run_runner(warm_runner, tmp_path, *args)
         outcomes = {r["test"]: r["outcome"] for r in report["implementations"][0]["results"]}
         # A run whose one selected test is not applicable ran nothing to a verdict: exit 1.
@@ -312,7 +250,7 @@ def test_an_expected_failures_baseline_absorbs_known_failures_and_rejects_stale_
     warm_runner: WarmRunner,
     tmp_path: Path,
 ) -> None:
-    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    wrong = ("--impl", "runner_drivers:IdentityAlwaysOff", "--contract", CONTRACT)
     status, _, report = run_runner(warm_runner, tmp_path, *wrong)
     (results,) = report["implementations"]
     failing = sorted(r["test"] for r in results["results"] if r["outcome"] == "failed")
@@ -407,7 +345,7 @@ def test_max_errors_stops_an_implementation_after_n_errors(
 def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
-    args = ("--impl", "test_runner:NoCapabilities", *EXAMPLES)
+    args = ("--impl", "runner_drivers:NoCapabilities", *EXAMPLES)
     status, output, report = run_runner(warm_runner, tmp_path, *args)
     collected = report["implementations"][0]["selection"]["collected"]
     assert status == 1, output  # nothing ran to a verdict (issue 37), and it is said why:
@@ -418,7 +356,7 @@ def test_an_implementation_that_skips_everything_fails_with_fail_on_skip(
     status, output, _ = run_runner(warm_runner, tmp_path, *args, "--fail-on-skip")
     assert status == 1, output
     assert (
-        f"--fail-on-skip: {CASES} selected test(s) of test_runner:NoCapabilities did not run"
+        f"--fail-on-skip: {CASES} selected test(s) of runner_drivers:NoCapabilities did not run"
     ) in output
 
 
@@ -446,7 +384,7 @@ def test_a_partial_run_says_what_did_not_run(warm_runner: WarmRunner, tmp_path: 
         warm_runner,
         tmp_path,
         "--impl",
-        "test_runner:IdentityAlwaysOff",
+        "runner_drivers:IdentityAlwaysOff",
         "--contract",
         CONTRACT,
         "-x",
@@ -486,7 +424,7 @@ def test_a_second_answer_is_blamed_on_the_case_that_gave_it(
 def test_a_failure_shows_where_the_values_differ_once(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
-    args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    args = ("--impl", "runner_drivers:IdentityAlwaysOff", "--contract", CONTRACT)
     _, output, report = run_runner(
         warm_runner, tmp_path, *args, "-k", "builtin-sections-by-default"
     )
@@ -499,7 +437,7 @@ def test_the_junit_xml_of_a_failing_run_stays_valid(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
     junit = tmp_path / "junit.xml"
-    args = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    args = ("--impl", "runner_drivers:IdentityAlwaysOff", "--contract", CONTRACT)
     status, _, _ = run_runner(warm_runner, tmp_path, *args, "--junitxml", str(junit))
     assert status == 1
     assert_valid_xunit2(junit)
@@ -547,12 +485,14 @@ def test_a_written_baseline_absorbs_the_same_failures_next_time(
     warm_runner: WarmRunner, tmp_path: Path
 ) -> None:
     baseline = tmp_path / "baseline.txt"
-    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    wrong = ("--impl", "runner_drivers:IdentityAlwaysOff", "--contract", CONTRACT)
     status, _, _ = run_runner(
         warm_runner, tmp_path, *wrong, "--write-expected-failures", str(baseline)
     )
     assert status == 1
-    assert baseline.read_text().startswith("# expected failures of test_runner:IdentityAlwaysOff")
+    assert baseline.read_text().startswith(
+        "# expected failures of runner_drivers:IdentityAlwaysOff"
+    )
     status, output, _ = run_runner(
         warm_runner, tmp_path, *wrong, "--expected-failures", str(baseline)
     )
@@ -564,7 +504,7 @@ def test_a_baseline_written_again_keeps_its_reasons_and_drops_what_now_passes(
 ) -> None:
     """Issue 33: writing the baseline of a gated run keeps each expected failure with its reason
     (it failed as expected: it still fails) and leaves out a listed test that passed."""
-    wrong = ("--impl", "test_runner:IdentityAlwaysOff", "--contract", CONTRACT)
+    wrong = ("--impl", "runner_drivers:IdentityAlwaysOff", "--contract", CONTRACT)
     status, _, report = run_runner(warm_runner, tmp_path, *wrong)
     (results,) = report["implementations"]
     failing = sorted(r["test"] for r in results["results"] if r["outcome"] == "failed")
@@ -587,7 +527,7 @@ def test_a_baseline_written_again_keeps_its_reasons_and_drops_what_now_passes(
     )
     assert status == 1, output  # the passing entry is stale
     lines = new.read_text().splitlines()
-    assert lines[0].startswith("# expected failures of test_runner:IdentityAlwaysOff")
+    assert lines[0].startswith("# expected failures of runner_drivers:IdentityAlwaysOff")
     assert lines[1:] == [f"{failing[0]}  # identity is off on purpose", *failing[1:]]
 
 
@@ -598,7 +538,7 @@ def test_several_implementations_make_one_comparison(
         "--impl",
         "reference",
         "--impl",
-        "test_runner:IdentityAlwaysOff",
+        "runner_drivers:IdentityAlwaysOff",
         "--contract",
         CONTRACT,
     )
@@ -608,7 +548,7 @@ def test_several_implementations_make_one_comparison(
     builtin = sum("builtin" in case.id for case in cases(frozenset({CONTRACT})))
     assert status == 1
     assert "comparison of 2 implementations" in output
-    assert "  [1] reference\n  [2] test_runner:IdentityAlwaysOff" in output
+    assert "  [1] reference\n  [2] runner_drivers:IdentityAlwaysOff" in output
     (row,) = [line for line in output.splitlines() if line.startswith(CONTRACT)]
     cells = [cell.strip() for cell in row[len(CONTRACT) :].split("  ") if cell.strip()]
     # a verdict per column
@@ -617,7 +557,7 @@ def test_several_implementations_make_one_comparison(
     assert output.count("contract ID  ") == 1  # not one full table after another
     assert [i["label"] for i in report["implementations"]] == [
         "reference",
-        "test_runner:IdentityAlwaysOff",
+        "runner_drivers:IdentityAlwaysOff",
     ]
 
 
@@ -636,7 +576,7 @@ def test_a_loop_case_whose_requests_cannot_be_checked_fails_the_invariant(
 ) -> None:
     contract = "LOGGEDLOOP-REQUEST-INVARIANT"
     status, output, report = run_runner(
-        warm_runner, tmp_path, "--impl", "test_runner:HidesItsLog", "--contract", contract
+        warm_runner, tmp_path, "--impl", "runner_drivers:HidesItsLog", "--contract", contract
     )
     tally = report["implementations"][0]["contracts"][contract]
     assert status != 0
