@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -146,10 +147,11 @@ class WarmRunner:
         stderr: Path | None,
         limit: float,
         cwd: Path | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
     ) -> tuple[int, int]:
         """Run the runner with ``argv`` (killed after ``limit`` seconds), its output into the
-        given files; its exit status and the largest resident set of its process tree, KiB."""
+        given files; its exit status and the largest resident set of its process tree, KiB.
+        ``env`` is set over this process's environment (a value of None unsets the variable)."""
         return self.wait(self.start(argv, stdout, stderr, cwd, env), limit)
 
     def start(
@@ -158,7 +160,7 @@ class WarmRunner:
         stdout: Path,
         stderr: Path | None,
         cwd: Path | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
     ) -> int:
         """Start a run as `run` does, without waiting for it: its process id (to signal it
         while it runs); `wait` ends it. One run at a time."""
@@ -166,7 +168,11 @@ class WarmRunner:
         request = {
             "argv": argv,
             "cwd": str(cwd or Path.cwd()),
-            "env": {**os.environ, **(env or {})},
+            "env": {
+                name: value
+                for name, value in {**os.environ, **(env or {})}.items()
+                if value is not None
+            },
             "stdout": str(stdout),
             "stderr": None if stderr is None else str(stderr),
         }
