@@ -24,4 +24,4 @@ def broken_harness_bytecode(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     (``BROKEN_HARNESS_PYCACHE``, read by it alone), not compiling it again at each start."""
     os.environ["BROKEN_HARNESS_PYCACHE"] = str(tmp_path_factory.mktemp("broken-harness-pycache"))
     yield
-    del os.environ["BROKEN_HARNESS_PYCACHE"]
+    os.environ.pop("BROKEN_HARNESS_PYCACHE", None)
