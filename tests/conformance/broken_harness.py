@@ -1,10 +1,12 @@
 """A deliberately broken conformance harness: the reference model, misbehaving on purpose.
 
     python broken_harness.py MODE [EVERY]
+    python broken_harness.py at CASE=MODE [CASE=MODE ...]
 
 It answers like the reference harness, except that every EVERY-th ``run`` (default 1: every run)
 it misbehaves as MODE says. The count restarts with the process, so after the suite restarts it
-the next EVERY-1 runs are answered properly again.
+the next EVERY-1 runs are answered properly again. With ``at``, it misbehaves at the ``run`` of
+each CASE named, as its MODE says (a mode of a ``run``), and at no other.
 
 MODE, at a ``run``: crash (exit 3 after writing to stderr), hang (never answer), garbage (print a
 line that is not JSON), wrong-case (answer for another case), endless-line (print without a
@@ -25,6 +27,11 @@ before ``started``).
 
 With ``BROKEN_HARNESS_PIDS=FILE`` set, it first starts a child process that sleeps (as ``npm`` or
 ``npx`` leave a process tree behind) and appends its own pid and the child's to FILE.
+
+The tests start it some hundred times, each start an interpreter importing the reference, which
+it compiles anew when bytecode is not written (``PYTHONDONTWRITEBYTECODE``): about a third of its
+start. With ``BROKEN_HARNESS_PYCACHE=DIR`` set (`conftest.py`: a directory of the test
+session's), that bytecode is written to and read from DIR, whatever the environment says.
 """
 
 from __future__ import annotations
@@ -35,14 +42,13 @@ import subprocess
 import sys
 import time
 
-from dsh_reference.harness import Driver
-
 _START_MODES = {"crash-at-start", "log-before-started", "bad-handshake", "slow-start"}
 
 
 def main() -> None:
     mode = sys.argv[1]
-    every = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    at = dict(pair.split("=", 1) for pair in sys.argv[2:]) if mode == "at" else {}
+    every = int(sys.argv[2]) if len(sys.argv) > 2 and not at else 1
     pids = os.environ.get("BROKEN_HARNESS_PIDS")
     if pids:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -51,6 +57,11 @@ def main() -> None:
     if mode == "crash-at-start":
         sys.stderr.write("Error: Cannot find module '/srv/missing.js'\n")
         sys.exit(1)
+    cache = os.environ.get("BROKEN_HARNESS_PYCACHE")
+    if cache:
+        sys.pycache_prefix, sys.dont_write_bytecode = cache, False
+    from dsh_reference.harness import Driver
+
     driver = Driver()
     runs = 0
     for line in sys.stdin:
@@ -67,8 +78,13 @@ def main() -> None:
                 write("harness listening, loading 3 plugins\n")
         else:
             runs += 1
-            misbehaving = runs % every == 0 and mode not in _START_MODES
-            if misbehaving and not misbehave(mode, message, response):
+            if at:
+                misbehaving = at.get(message["case"])
+            elif runs % every == 0 and mode not in _START_MODES:
+                misbehaving = mode
+            else:
+                misbehaving = None
+            if misbehaving and not misbehave(misbehaving, message, response):
                 continue
         write(json.dumps(response) + "\n")
 

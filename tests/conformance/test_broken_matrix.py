@@ -1,17 +1,18 @@
 """The broken-harness matrix: every way a harness can misbehave, through the real runner.
 
 Each row runs ``dsh-conformance`` (a process of its own, forked by `warm_runner`) on
-`broken_harness.py` in one mode, restricted to one contract's example cases with a 1 s case
-timeout (the harness's start has a start timeout of its own, so a start slowed by a busy machine
-never spends a case's time). Every row must finish in bounded time,
-exit 1, and produce a report whose errors sit on the right tests, say what happened, and stay
-small:
+`broken_harness.py`, restricted to one contract's example cases with a 1 s case timeout (the
+harness's start has a start timeout of its own, so a start slowed by a busy machine never spends
+a case's time). Every row must finish in bounded time, exit 1, and produce a report whose errors
+sit on the right tests, say what happened, and stay small:
 
 - a harness that fails at start fails the run, its diagnosis said once (and kept with the first
   test), and every test is "not reached": no contract is blamed for it;
-- a harness that misbehaves on every third run errs on the 3rd, 6th, 9th… tests exactly (the
-  suite restarts it after a failure, and its count restarts with it), nowhere else; one whose
-  answers are well-formed but hold what no case expects (megabytes of it) fails those tests.
+- a harness misbehaving at a run errs on that test exactly, saying how, and the test after it
+  passes (the suite restarts it after a failure): every such misbehaviour is one case of a single
+  row, each case after one answered properly (a row per misbehaviour cost a runner and three
+  harness starts each); one whose answers are well-formed but hold what no case expects
+  (megabytes of it) fails every third test, and those only.
 
 Besides time, each row bounds the memory of the suite's process tree (the harness included): an
 answer is checked in linear time with a small constant, whatever its width or depth (issue 22).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -78,6 +80,12 @@ AT_RUN = [
     ),
     ("big-number", "does not fit protocol.schema.json at /observations/0/ok: True was expected"),
 ]
+#: The contract whose example cases the misbehaviours at a run are spread over: every other case
+#: misbehaves, in the order of `AT_RUN`, and the case after each is answered properly.
+AT_RUN_CONTRACT = "PROMPT-REGISTRY-CONTRACT"
+AT_RUN_CASES = [case.id for case in cases(frozenset({AT_RUN_CONTRACT}))]
+MISBEHAVING = dict(zip(AT_RUN_CASES[1::2], [mode for mode, _ in AT_RUN], strict=False))
+assert len(MISBEHAVING) == len(AT_RUN), f"{AT_RUN_CONTRACT} has too few cases"
 #: Well-formed answers holding what no case expects: the tests fail, with a bounded message.
 AT_RUN_FAILING = [
     ("wide-at-count", 'answers {"ok": …} or {"error": …} (protocol.schema.json, observationOf)'),
@@ -92,10 +100,11 @@ def run_matrix_row(
     env: dict[str, str] | None = None,
     start_timeout: str = START_TIMEOUT,
     contract: str = CONTRACT,
+    limit: float = LIMIT,
 ) -> tuple[int, str, list[dict[str, Any]]]:
     """Run the suite on ``command`` (in a process of its own, `warm_runner`, killed after
-    `LIMIT`); the exit status, the output, and the results that ran. ``ru_maxrss`` of its
-    process tree is the largest process's, in KiB on Linux."""
+    ``limit`` seconds); the exit status, the output, and the results that ran. ``ru_maxrss`` of
+    its process tree is the largest process's, in KiB on Linux."""
     report = tmp_path / "report.json"
     output = tmp_path / "output.txt"
     started = time.monotonic()
@@ -116,10 +125,10 @@ def run_matrix_row(
         ],
         output,
         None,
-        LIMIT,
+        limit,
         env=env,
     )
-    assert time.monotonic() - started < LIMIT
+    assert time.monotonic() - started < limit
     assert maxrss < MAX_RSS_KIB, f"{maxrss} KiB"
     stdout = output.read_text()
     assert len(stdout) < 200_000, "the report must stay small"
@@ -147,20 +156,32 @@ def test_a_harness_failing_at_start_is_reported_once(
     assert "run failed: " in output and "DOES NOT CONFORM" not in output
 
 
+@pytest.fixture(scope="module")
+def misbehaving_run(
+    warm_runner: WarmRunner, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """The row of every misbehaviour at a run (`MISBEHAVING`), which each test below reads."""
+    pairs = [f"{case}={mode}" for case, mode in MISBEHAVING.items()]
+    command = shlex.join([sys.executable, str(BROKEN), "at", *pairs])
+    directory = tmp_path_factory.mktemp("at-run")
+    # The time of the rows it replaces: each had EVERY misbehaviours (and a start more).
+    limit = LIMIT * len(AT_RUN) / EVERY
+    return run_matrix_row(warm_runner, directory, command, contract=AT_RUN_CONTRACT, limit=limit)
+
+
 @pytest.mark.parametrize(("mode", "says"), AT_RUN, ids=[mode for mode, _ in AT_RUN])
 def test_a_harness_misbehaving_at_a_run_errs_on_exactly_those_tests(
-    warm_runner: WarmRunner, tmp_path: Path, mode: str, says: str
+    misbehaving_run: tuple[int, str, list[dict[str, Any]]], mode: str, says: str
 ) -> None:
-    status, output, results = run_matrix_row(
-        warm_runner, tmp_path, f"{sys.executable} {BROKEN} {mode} {EVERY}"
-    )
+    status, output, results = misbehaving_run
     assert status == 1, output
-    outcomes = [r["outcome"] for r in results]
-    # The harness counts its runs afresh after each restart, so every EVERY-th test errs.
-    expected = [("errored" if n % EVERY == 0 else "passed") for n in range(1, TESTS + 1)]
-    assert outcomes == expected, outcomes
-    for result in results[EVERY - 1 :: EVERY]:
-        assert says in result["message"], result["message"]
+    tests = [f"test_example[{case}]" for case in AT_RUN_CASES]
+    assert [r["test"] for r in results] == tests  # each misbehaving case has a proper one after
+    expected = ["errored" if case in MISBEHAVING else "passed" for case in AT_RUN_CASES]
+    assert [r["outcome"] for r in results] == expected, results
+    (case,) = [case for case, misbehaviour in MISBEHAVING.items() if misbehaviour == mode]
+    message = results[AT_RUN_CASES.index(case)]["message"]
+    assert says in message, message
 
 
 @pytest.mark.parametrize(("mode", "says"), AT_RUN_FAILING, ids=[m for m, _ in AT_RUN_FAILING])

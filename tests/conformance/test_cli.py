@@ -205,7 +205,7 @@ def test_the_installed_cli_leaves_nothing_in_the_working_directory(tmp_path: Pat
         "PROMPT-TOOL-ORDER",
     ]
     completed = subprocess.run(
-        [*command, "-k", "test_property"],
+        [*command, "-k", "test_configured_tool_order"],
         capture_output=True,
         text=True,
         timeout=600,

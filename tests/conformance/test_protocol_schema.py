@@ -3,6 +3,11 @@
 ``conformance/protocol.schema.json`` is the machine-readable form of PROTOCOL.md. Checking the
 real traffic of every example case against it keeps the document, the schema, the cases and the
 reference harness in step; the counter-examples show the schema can reject.
+
+Whether a message fits is decided by the compiled validator (``jsonschema-rs``), the one the
+suite checks every answer with at run time (`dsh_conformance.harness.validate`); ``jsonschema``'s
+names what is wrong when a message does not fit. ``jsonschema`` alone took 23 ms a case, 95% of
+this module's time (a deep ``oneOf`` over every op for each of a scenario's ops).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -26,12 +32,18 @@ from dsh_reference.harness import Driver
 PACKAGE = Path(dsh_conformance.__file__).parent
 SCHEMA = json.loads((PACKAGE / "harness" / "protocol.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
+COMPILED = jsonschema_rs.Draft202012Validator(SCHEMA)
 CASES = all_cases()
 
 
 def assert_valid(message: Any) -> None:
+    if COMPILED.is_valid(message):
+        return
     errors = sorted(VALIDATOR.iter_errors(message), key=lambda e: list(e.absolute_path))
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    shown = [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
+    if not shown:  # the two validators disagree: the compiled one's reason
+        shown = [f"jsonschema-rs: {next(COMPILED.iter_errors(message)).message}"]
+    raise AssertionError("\n".join(shown))
 
 
 def test_the_schema_is_a_valid_json_schema() -> None:
@@ -113,6 +125,7 @@ def test_every_case_and_the_reference_answer_fit(case: Case) -> None:
     ],
 )
 def test_the_schema_rejects_malformed_messages(message: Any) -> None:
+    assert not COMPILED.is_valid(message)
     assert not VALIDATOR.is_valid(message)
 
 

@@ -11,7 +11,6 @@ import os
 import resource
 import shlex
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from warm_runner import WarmRunner
 
 from dsh_conformance.harness import zone
 from dsh_conformance.harness.process import MAX_LINE_BYTES, Child
@@ -311,24 +311,24 @@ class TestProcessGroups:
         impl.close()
         assert_all_gone(pids)
 
-    def test_terminating_the_suite_kills_the_harness_tree(self, tmp_path: Path) -> None:
+    def test_terminating_the_suite_kills_the_harness_tree(
+        self, warm_runner: WarmRunner, tmp_path: Path
+    ) -> None:
+        """The suite as a user starts it (`warm_runner`: a process of its own, minus the
+        imports), terminated while its harness hangs in the first case."""
         pids = tmp_path / "pids"
         command = f"{sys.executable} {BROKEN} hang"
-        suite = subprocess.Popen(
-            [sys.executable, "-m", "dsh_conformance.run.runner", "--impl", command],
-            env={**os.environ, "BROKEN_HARNESS_PIDS": str(pids)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        env = {"BROKEN_HARNESS_PIDS": str(pids)}
+        suite = warm_runner.start(["--impl", command], tmp_path / "out.txt", None, env=env)
         try:
             deadline = time.monotonic() + 60
             while not (pids.exists() and len(pids.read_text().split()) == 2):
                 assert time.monotonic() < deadline, "the harness never started"
                 time.sleep(0.1)
-            suite.send_signal(signal.SIGTERM)
-            assert suite.wait(timeout=30) == -signal.SIGTERM
         finally:
-            suite.kill()
+            os.kill(suite, signal.SIGTERM)
+            status, _ = warm_runner.wait(suite, 30)
+        assert status == -signal.SIGTERM
         assert_all_gone(pids)
 
 

@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -44,11 +45,14 @@ SERVER = Path(__file__)
 def import_the_runner() -> None:
     """Import what every run of the runner imports: the plugin, the runner and every test module
     of the suite (found, not listed: a module added to the suite is not imported once per
-    child), the requirement catalog the report reads, and the plugins pytest loads at each start
-    (so that pytest neither imports nor rewrites them again in a child). Then build what runs
-    build the same way each time, once per process, so that each child inherits it built: the
-    compiled validators of the protocol's answers (`dsh_conformance.harness.validate`, about 20 ms)
-    and the reference DeepSeek client's TLS configuration (about 40 ms, the whole CA bundle)."""
+    child), the requirement catalog the report reads, the reference harness (``--impl
+    reference``, the default, which the suite's modules do not import: about 100 ms a run to
+    compile without bytecode), and the plugins pytest loads at each start with the modules they
+    import while configuring (so that pytest neither imports nor rewrites them again in a child).
+    Then build what runs build the same way each time, once per process, so that each child
+    inherits it built: the compiled validators of the protocol's answers
+    (`dsh_conformance.harness.validate`, about 20 ms) and the reference DeepSeek client's TLS
+    configuration (about 40 ms, the whole CA bundle)."""
     from _pytest.config import default_plugins
 
     import dsh_conformance
@@ -58,6 +62,7 @@ def import_the_runner() -> None:
     from dsh_conformance.requirements import catalog
     from dsh_reference.deepseek import client
 
+    importlib.import_module("dsh_reference.harness")
     for module in pkgutil.iter_modules(dsh_conformance.__path__):
         if module.name.startswith("test_"):
             importlib.import_module(f"dsh_conformance.{module.name}")
@@ -65,6 +70,8 @@ def import_the_runner() -> None:
         importlib.import_module(f"_pytest.{plugin}")
     for entry in importlib.metadata.entry_points(group="pytest11"):
         entry.load()
+    for module in ("faulthandler", "pdb", "xdist.newhooks"):  # pytest's faulthandler, debugging
+        importlib.import_module(module)
     catalog()
     for answers in validate.ANSWERS.values():
         for answer in answers:
@@ -140,10 +147,11 @@ class WarmRunner:
         stderr: Path | None,
         limit: float,
         cwd: Path | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
     ) -> tuple[int, int]:
         """Run the runner with ``argv`` (killed after ``limit`` seconds), its output into the
-        given files; its exit status and the largest resident set of its process tree, KiB."""
+        given files; its exit status and the largest resident set of its process tree, KiB.
+        ``env`` is set over this process's environment (a value of None unsets the variable)."""
         return self.wait(self.start(argv, stdout, stderr, cwd, env), limit)
 
     def start(
@@ -152,7 +160,7 @@ class WarmRunner:
         stdout: Path,
         stderr: Path | None,
         cwd: Path | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
     ) -> int:
         """Start a run as `run` does, without waiting for it: its process id (to signal it
         while it runs); `wait` ends it. One run at a time."""
@@ -160,7 +168,11 @@ class WarmRunner:
         request = {
             "argv": argv,
             "cwd": str(cwd or Path.cwd()),
-            "env": {**os.environ, **(env or {})},
+            "env": {
+                name: value
+                for name, value in {**os.environ, **(env or {})}.items()
+                if value is not None
+            },
             "stdout": str(stdout),
             "stderr": None if stderr is None else str(stderr),
         }
