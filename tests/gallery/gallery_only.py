@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Generator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -43,20 +44,20 @@ def _functions() -> frozenset[str]:
     return frozenset(test.partition("[")[0] for test in _wanted())
 
 
-def _suite_module(path: Path) -> bool:
-    """Whether ``path`` is one of the suite's test modules (imported as ``dsh_conformance.*``)."""
+def _suite_module(path: Path) -> ModuleType | None:
+    """The suite's test module at ``path`` (imported as ``dsh_conformance.*``), if it is one."""
     module = sys.modules.get(f"dsh_conformance.{path.stem}")
-    return module is not None and Path(str(module.__file__)) == path
+    return module if module is not None and Path(str(module.__file__)) == path else None
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:
     """Within the suite's package, skip all but the test modules that define a wanted test (the
     subpackages hold no tests: pytest would walk every file of them for nothing)."""
-    if collection_path.parent != _PACKAGE and _PACKAGE not in collection_path.parents:
+    if _PACKAGE not in collection_path.parents or collection_path.name == "__init__.py":
         return None
-    if collection_path.name == "__init__.py" or not _suite_module(collection_path):
-        return None if collection_path.name == "__init__.py" else True
-    module = sys.modules[f"dsh_conformance.{collection_path.stem}"]
+    module = _suite_module(collection_path)
+    if module is None:
+        return True
     return None if any(hasattr(module, name) for name in _functions()) else True
 
 
@@ -66,7 +67,7 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) 
         name.startswith("test_")
         and inspect.isfunction(obj)
         and name not in _functions()
-        and _suite_module(collector.path)
+        and _suite_module(collector.path) is not None
     ):
         return []
     return None
@@ -77,7 +78,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> Generator[None, None, No
     """A wanted function of the suite runs with the wanted parameters only: the calls the other
     plugins made (the cases, the implementation) are kept where their test is wanted."""
     yield
-    if _suite_module(metafunc.definition.path):
+    if _suite_module(metafunc.definition.path) is not None:
         name = metafunc.definition.name
         # `_calls`: the parametrized calls pytest makes an item of each (pytest 9's `Metafunc`).
         metafunc._calls = [call for call in metafunc._calls if key_of(name, call) in _wanted()]
